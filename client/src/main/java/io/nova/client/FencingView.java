@@ -1,0 +1,45 @@
+package io.nova.client;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One-shot appends that present a fencing token. Obtain with {@link NovaClient#presenting(String)}.
+ * Presenting never installs a token (only {@link NovaClient#fence} does); a stream whose installed
+ * token differs refuses the append with {@link io.nova.client.errors.FencedOutException}.
+ *
+ * <p>Thread-safe; as cheap as the client it wraps and valid until that client is closed.
+ */
+public final class FencingView {
+
+    private final NovaClient client;
+    private final String fencingToken;
+
+    FencingView(NovaClient client, String fencingToken) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.fencingToken = Objects.requireNonNull(fencingToken, "fencingToken");
+    }
+
+    /** The token this view presents. */
+    public String fencingToken() {
+        return fencingToken;
+    }
+
+    /**
+     * {@link NovaClient#append} presenting this view's token. In addition to the errors listed there,
+     * throws {@link io.nova.client.errors.FencedOutException} (definite: nothing appended) when the
+     * stream's installed token is not this one.
+     */
+    public AppendAck append(StreamAddress address, List<AppendRecord> records) {
+        return client.doAppend(address, records, null, fencingToken);
+    }
+
+    /**
+     * {@link NovaClient#appendMatch} presenting this view's token. The token is checked before the
+     * match, so a fenced-out writer gets {@link io.nova.client.errors.FencedOutException} even when its
+     * match_seq_num would also have missed.
+     */
+    public AppendAck appendMatch(StreamAddress address, long matchSeqNum, List<AppendRecord> records) {
+        return client.doAppend(address, records, NovaClient.checkMatchSeqNum(matchSeqNum), fencingToken);
+    }
+}

@@ -1,0 +1,481 @@
+package io.nova.client;
+
+import io.nova.client.errors.InvalidArgumentException;
+import io.nova.client.errors.NovaException;
+import io.nova.client.internal.Backoff;
+import io.nova.client.internal.CallInfo;
+import io.nova.client.internal.CallKind;
+import io.nova.client.internal.CallRunner;
+import io.nova.client.internal.EndpointPool;
+import io.nova.client.internal.Protos;
+import io.nova.proto.v1.AppendRequest;
+import io.nova.proto.v1.CheckTailRequest;
+import io.nova.proto.v1.CreateBasinRequest;
+import io.nova.proto.v1.CreateStreamRequest;
+import io.nova.proto.v1.DeleteBasinRequest;
+import io.nova.proto.v1.DeleteStreamRequest;
+import io.nova.proto.v1.FenceRequest;
+import io.nova.proto.v1.GetClusterStatusRequest;
+import io.nova.proto.v1.GetFencingTokenRequest;
+import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.ListBasinsRequest;
+import io.nova.proto.v1.ListBasinsResponse;
+import io.nova.proto.v1.ListStreamsRequest;
+import io.nova.proto.v1.ListStreamsResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
+
+/**
+ * The Nova Java client: one-shot data-plane calls (append, read, fence, check-tail) and the control
+ * plane (basins, streams, cluster status) over gRPC.
+ *
+ * <p><b>Threads.</b> Thread-safe; create one per application and share it. {@link #close()} releases
+ * its channels; calls after close throw {@link IllegalStateException}.
+ *
+ * <p><b>Endpoints and failover.</b> The client holds one plaintext channel per configured endpoint and
+ * sends every call to a "current" endpoint until a call on it fails; any node's gateway routes to the
+ * right leader. Before a call, an endpoint whose channel is in TRANSIENT_FAILURE is skipped.
+ *
+ * <p><b>Retries.</b> Idempotent calls ({@link #read}, {@link #checkTail}, {@link #fencingToken},
+ * {@link #fence}, {@link #getStream}, {@link #listBasins}, {@link #listStreams}, {@link #clusterStatus})
+ * are retried on UNAVAILABLE and DEADLINE_EXCEEDED on the next endpoint, with exponential back-off
+ * (100 ms doubling to 1 s, jittered) for at most the {@linkplain Builder#retryBudget retry budget}.
+ * Non-idempotent calls ({@link #append}, {@link #appendMatch}, {@code create*}, {@code delete*}) make
+ * <em>one</em> wire attempt, so their outcome is definite whenever the error says so: they move on to
+ * the next endpoint only when the connection was refused (the request never left the client). Each wire
+ * attempt has the {@linkplain Builder#requestTimeout request timeout} as its deadline.
+ *
+ * <p><b>Errors.</b> Every operating error is an unchecked {@link NovaException} subclass; see each
+ * method. {@link NovaException#mayHaveTakenEffect()} false means nothing happened. A batch outside 1 to
+ * 1000 records, a negative match_seq_num or a fencing token over 36 UTF-8 bytes is refused before
+ * anything is sent with the same {@link InvalidArgumentException} the cluster would answer; null
+ * arguments throw {@link NullPointerException}. Every method may also throw {@code UnavailableException} (cluster or
+ * endpoints unreachable), {@code DeadlineExceededException}, {@code ResourceExhaustedException} and
+ * {@code NovaInternalException}.
+ */
+public final class NovaClient implements AutoCloseable {
+
+    /** The most records one batch may hold. */
+    public static final int BATCH_RECORDS_MAX = 1000;
+    /** The longest fencing token, in UTF-8 bytes. */
+    public static final int FENCING_TOKEN_BYTES_MAX = 36;
+
+    private final EndpointPool pool;
+    private final CallRunner runner;
+    private final Duration requestTimeout;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private NovaClient(Builder b) {
+        this.requestTimeout = b.requestTimeout;
+        this.pool = new EndpointPool(b.endpoints, b.connectTimeout);
+        this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
+    }
+
+    /** A builder with the documented defaults and no endpoints. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- data plane
+
+    /**
+     * Appends one batch; the records land contiguously or not at all. Not idempotent: one wire attempt
+     * (moved to the next endpoint only if the connection was refused).
+     *
+     * <p>Definite errors (nothing appended): {@code InvalidArgumentException} (limits, names),
+     * {@code NotFoundException} (basin or stream), {@code FencedOutException} (the stream has a fencing
+     * token installed; use {@link #presenting}), and any error whose {@code mayHaveTakenEffect()} is false.
+     * When it is true (lost connection, deadline, server-reported unknown outcome) the batch may have
+     * landed, and retrying this plain append may duplicate it; retry with {@link #appendMatch} to make
+     * the retry exactly-once.
+     *
+     * @param address the stream
+     * @param records 1 to {@value #BATCH_RECORDS_MAX} records
+     * @return where the batch landed
+     */
+    public AppendAck append(StreamAddress address, List<AppendRecord> records) {
+        return doAppend(address, records, null, null);
+    }
+
+    /**
+     * Appends one batch only if its first record would receive {@code matchSeqNum} (optimistic
+     * concurrency). One wire attempt, like {@link #append}.
+     *
+     * <p>A miss throws {@code SequenceMismatchException} with the committed tail and
+     * {@code resent() == false}: it is definitive, nothing was appended, and {@code tail().seqNum()} is
+     * the next value to try. A retry after an ambiguous error ({@code mayHaveTakenEffect()} true) cannot
+     * duplicate: if the first attempt landed, the retry misses instead. Other errors as for {@link #append}.
+     *
+     * @param matchSeqNum the seq_num the first record must receive; {@code >= 0}
+     */
+    public AppendAck appendMatch(StreamAddress address, long matchSeqNum, List<AppendRecord> records) {
+        return doAppend(address, records, checkMatchSeqNum(matchSeqNum), null);
+    }
+
+    /**
+     * A view whose appends present {@code fencingToken}. Presenting never installs a token.
+     *
+     * @param fencingToken 1 to {@value #FENCING_TOKEN_BYTES_MAX} UTF-8 bytes
+     * @throws InvalidArgumentException if the token is empty or too long (nothing is sent)
+     */
+    public FencingView presenting(String fencingToken) {
+        checkFencingToken(fencingToken);
+        if (fencingToken.isEmpty()) {
+            throw new InvalidArgumentException("fencing_token", "1 to " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
+                    "the fencing token to present must not be empty (append without presenting instead)", null);
+        }
+        return new FencingView(this, fencingToken);
+    }
+
+    /**
+     * Installs, rotates or (with {@code ""}) clears the stream's fencing token. When it returns, every
+     * session presenting another token has been superseded. Idempotent (an equal token is a no-op), so it
+     * is retried on UNAVAILABLE and DEADLINE_EXCEEDED within the retry budget; an error with
+     * {@code mayHaveTakenEffect()} true means the token may or may not be installed (call again or read
+     * it with {@link #fencingToken}). {@code NotFoundException} and {@code InvalidArgumentException} are
+     * definite.
+     *
+     * @param fencingToken the token to install, at most {@value #FENCING_TOKEN_BYTES_MAX} UTF-8 bytes;
+     *     "" clears
+     * @return the admission boundary: every record below {@code seqNum} was admitted under the previous token
+     */
+    public StreamPosition fence(StreamAddress address, String fencingToken) {
+        checkAddress(address);
+        checkFencingToken(fencingToken);
+        FenceRequest request = FenceRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
+                .setFencingToken(fencingToken).build();
+        return call(CallInfo.of("Fence", address, CallKind.IDEMPOTENT_WRITE),
+                e -> Protos.position(e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS)
+                        .fence(request).getBoundary()));
+    }
+
+    /**
+     * The stream's installed fencing token, without provoking a mismatch. Read-only, retried.
+     * Throws {@code NotFoundException} (definite) if the stream does not exist.
+     *
+     * @return the token, or empty when none is installed
+     */
+    public Optional<String> fencingToken(StreamAddress address) {
+        checkAddress(address);
+        GetFencingTokenRequest request = GetFencingTokenRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        String token = call(CallInfo.of("GetFencingToken", address, CallKind.READ),
+                e -> data(e).getFencingToken(request).getFencingToken());
+        return token.isEmpty() ? Optional.empty() : Optional.of(token);
+    }
+
+    /**
+     * The committed tail (linearizable). Read-only, retried. Throws {@code NotFoundException}
+     * (definite) if the stream does not exist.
+     */
+    public StreamPosition checkTail(StreamAddress address) {
+        checkAddress(address);
+        CheckTailRequest request = CheckTailRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        return call(CallInfo.of("CheckTail", address, CallKind.READ),
+                e -> Protos.position(data(e).checkTail(request).getTail()));
+    }
+
+    /**
+     * Reads committed records (linearizable). Read-only, retried; each attempt's deadline is the request
+     * timeout plus {@link ReadOptions#waitFor()}. Throws {@code NotFoundException} if the stream does not
+     * exist and {@code InvalidArgumentException} for a start past the tail without
+     * {@linkplain ReadOptions.Builder#clamp clamp}.
+     *
+     * @return the records (possibly none) and the tail when the read was served
+     */
+    public ReadBatch read(StreamAddress address, ReadOptions options) {
+        checkAddress(address);
+        Objects.requireNonNull(options, "options");
+        long timeoutMs = millis(requestTimeout.plus(options.waitFor()));
+        return call(CallInfo.of("Read", address, CallKind.READ),
+                e -> Protos.readBatch(e.data().withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+                        .read(Protos.readRequest(address, options))));
+    }
+
+    // ---------------------------------------------------------------- control plane
+
+    /**
+     * Creates a basin. Not idempotent: one wire attempt. {@code AlreadyExistsException} and
+     * {@code InvalidArgumentException} are definite; after an error with {@code mayHaveTakenEffect()}
+     * true the basin may exist, and a retry may answer {@code AlreadyExistsException}.
+     *
+     * @param basin the basin name ({@code nova://BASIN} or {@code BASIN})
+     */
+    public BasinInfo createBasin(String basin) {
+        String name = StreamAddress.parseBasin(basin);
+        CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name).build();
+        return call(CallInfo.of("CreateBasin", name, CallKind.WRITE),
+                e -> Protos.basinInfo(control(e).createBasin(request).getBasin()));
+    }
+
+    /**
+     * Deletes an empty basin. One wire attempt. {@code BasinNotEmptyException} and
+     * {@code NotFoundException} are definite; after an ambiguous error a retry may answer
+     * {@code NotFoundException} because the first attempt succeeded.
+     */
+    public void deleteBasin(String basin) {
+        String name = StreamAddress.parseBasin(basin);
+        DeleteBasinRequest request = DeleteBasinRequest.newBuilder().setBasin(name).build();
+        call(CallInfo.of("DeleteBasin", name, CallKind.WRITE), e -> control(e).deleteBasin(request));
+    }
+
+    /** One page of basins, in name order. Read-only, retried. */
+    public Page<BasinInfo> listBasins(ListOptions options) {
+        Objects.requireNonNull(options, "options");
+        ListBasinsRequest request = ListBasinsRequest.newBuilder().setPrefix(options.prefix())
+                .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
+        ListBasinsResponse response = call(CallInfo.of("ListBasins", "", CallKind.READ),
+                e -> control(e).listBasins(request));
+        return new Page<>(response.getBasinsList().stream().map(Protos::basinInfo).toList(), response.getHasMore());
+    }
+
+    /**
+     * Creates a stream. One wire attempt. {@code AlreadyExistsException}, {@code NotFoundException}
+     * (basin) and {@code InvalidArgumentException} are definite; after an ambiguous error a retry may
+     * answer {@code AlreadyExistsException}.
+     */
+    public StreamInfo createStream(StreamAddress address) {
+        checkAddress(address);
+        CreateStreamRequest request = CreateStreamRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        return call(CallInfo.of("CreateStream", address, CallKind.WRITE),
+                e -> Protos.streamInfo(control(e).createStream(request).getStream()));
+    }
+
+    /** Describes a stream. Read-only, retried. {@code NotFoundException} if it does not exist. */
+    public StreamInfo getStream(StreamAddress address) {
+        checkAddress(address);
+        GetStreamRequest request = GetStreamRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        return call(CallInfo.of("GetStream", address, CallKind.READ),
+                e -> Protos.streamInfo(control(e).getStream(request).getStream()));
+    }
+
+    /**
+     * Deletes a stream and its records. One wire attempt. {@code NotFoundException} is definite; after
+     * an ambiguous error a retry may answer {@code NotFoundException} because the first attempt succeeded.
+     */
+    public void deleteStream(StreamAddress address) {
+        checkAddress(address);
+        DeleteStreamRequest request = DeleteStreamRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        call(CallInfo.of("DeleteStream", address, CallKind.WRITE), e -> control(e).deleteStream(request));
+    }
+
+    /**
+     * One page of a basin's streams, in name order. Read-only, retried. {@code NotFoundException} if the
+     * basin does not exist.
+     *
+     * @param basin {@code nova://BASIN} or {@code BASIN}
+     */
+    public Page<StreamInfo> listStreams(String basin, ListOptions options) {
+        String name = StreamAddress.parseBasin(basin);
+        Objects.requireNonNull(options, "options");
+        ListStreamsRequest request = ListStreamsRequest.newBuilder().setBasin(name).setPrefix(options.prefix())
+                .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
+        ListStreamsResponse response = call(CallInfo.of("ListStreams", name, CallKind.READ),
+                e -> control(e).listStreams(request));
+        return new Page<>(response.getStreamsList().stream().map(Protos::streamInfo).toList(),
+                response.getHasMore());
+    }
+
+    /** The cluster's nodes and Raft groups as the answering node sees them. Read-only, retried. */
+    public ClusterStatus clusterStatus() {
+        return call(CallInfo.of("GetClusterStatus", "", CallKind.READ),
+                e -> Protos.clusterStatus(control(e).getClusterStatus(GetClusterStatusRequest.getDefaultInstance())));
+    }
+
+    /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            pool.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- machinery
+
+    AppendAck doAppend(StreamAddress address, List<AppendRecord> records, Long matchSeqNum, String token) {
+        checkAddress(address);
+        checkRecords(records);
+        AppendRequest request = AppendRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
+                .setInput(Protos.appendInput(records, matchSeqNum, token)).build();
+        CallInfo info = new CallInfo("Append", address.toString(), CallKind.WRITE, matchSeqNum);
+        return call(info, e -> Protos.ack(data(e).append(request).getAck()));
+    }
+
+    private <T> T call(CallInfo info, java.util.function.Function<EndpointPool.Endpoint, T> attempt) {
+        if (closed.get()) {
+            throw new IllegalStateException("NovaClient is closed");
+        }
+        return runner.run(info, attempt);
+    }
+
+    private io.nova.proto.v1.DataPlaneGrpc.DataPlaneBlockingStub data(EndpointPool.Endpoint e) {
+        return e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS);
+    }
+
+    private io.nova.proto.v1.ControlPlaneGrpc.ControlPlaneBlockingStub control(EndpointPool.Endpoint e) {
+        return e.control().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS);
+    }
+
+    private static long millis(Duration d) {
+        return d.toMillis();
+    }
+
+    static Long checkMatchSeqNum(long matchSeqNum) {
+        if (matchSeqNum < 0) {
+            throw new InvalidArgumentException("match_seq_num", ">= 0",
+                    "match_seq_num must be >= 0, got " + matchSeqNum, null);
+        }
+        return matchSeqNum;
+    }
+
+    private static void checkAddress(StreamAddress address) {
+        Objects.requireNonNull(address, "address");
+    }
+
+    private static void checkRecords(List<AppendRecord> records) {
+        Objects.requireNonNull(records, "records");
+        if (records.isEmpty() || records.size() > BATCH_RECORDS_MAX) {
+            throw new InvalidArgumentException("records", "1 to " + BATCH_RECORDS_MAX + " records",
+                    "a batch must hold 1 to " + BATCH_RECORDS_MAX + " records, got " + records.size()
+                            + "; split it into several appends", null);
+        }
+        for (int i = 0; i < records.size(); i++) {
+            Objects.requireNonNull(records.get(i), "records[" + i + "]");
+        }
+    }
+
+    private static void checkFencingToken(String token) {
+        Objects.requireNonNull(token, "fencingToken");
+        int bytes = token.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > FENCING_TOKEN_BYTES_MAX) {
+            throw new InvalidArgumentException("fencing_token", "<= " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
+                    "the fencing token must be at most " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes, got "
+                            + bytes, null);
+        }
+    }
+
+    /**
+     * Configures a {@link NovaClient}. Not thread-safe. Setters record values; {@link #build()} validates
+     * every field and throws {@link IllegalArgumentException} naming the bad one.
+     */
+    public static final class Builder {
+        private List<String> endpoints = List.of();
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(3);
+        private Duration retryBudget = Duration.ofSeconds(15);
+        private RandomGenerator random = new Random();
+
+        private Builder() {
+        }
+
+        /** The gateways to use, each {@code host:port}; at least one, no duplicates. Required. */
+        public Builder endpoints(List<String> hostPorts) {
+            this.endpoints = List.copyOf(Objects.requireNonNull(hostPorts, "endpoints"));
+            return this;
+        }
+
+        /** The gateways as one comma-separated string, e.g. {@code "127.0.0.1:7701,127.0.0.1:7702"}. */
+        public Builder endpoints(String commaSeparated) {
+            Objects.requireNonNull(commaSeparated, "endpoints");
+            List<String> list = new ArrayList<>();
+            for (String part : commaSeparated.split(",", -1)) {
+                list.add(part.trim());
+            }
+            return endpoints(list);
+        }
+
+        /** The deadline of each wire attempt; positive. Default 10 s. */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+            return this;
+        }
+
+        /** How long establishing a connection to one endpoint may take; 1 ms to 1 h. Default 3 s. */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * How long an idempotent call may keep retrying across endpoints, measured from its start;
+         * zero disables retries. Default 15 s. A call can take up to this plus one request timeout.
+         */
+        public Builder retryBudget(Duration retryBudget) {
+            this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+            return this;
+        }
+
+        /** The source of back-off jitter (for deterministic tests); default a fresh {@link Random}. */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * Validates the configuration and opens the client's channels (connections are made lazily).
+         *
+         * @throws IllegalArgumentException naming the first invalid field
+         */
+        public NovaClient build() {
+            checkEndpoints(endpoints);
+            checkPositive("requestTimeout", requestTimeout, Duration.ofDays(1));
+            checkPositive("connectTimeout", connectTimeout, Duration.ofHours(1));
+            if (retryBudget.isNegative() || retryBudget.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("retryBudget must be between 0 and 1 day, got " + retryBudget);
+            }
+            if (connectTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("connectTimeout must be at least 1 ms, got " + connectTimeout);
+            }
+            return new NovaClient(this);
+        }
+
+        private static void checkPositive(String field, Duration value, Duration max) {
+            if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(field + " must be positive and at most " + max + ", got " + value);
+            }
+        }
+
+        private static void checkEndpoints(List<String> endpoints) {
+            if (endpoints.isEmpty()) {
+                throw new IllegalArgumentException("endpoints must name at least one host:port");
+            }
+            Set<String> seen = new HashSet<>();
+            for (String hostPort : endpoints) {
+                checkHostPort(hostPort);
+                if (!seen.add(hostPort)) {
+                    throw new IllegalArgumentException("endpoints must not repeat " + hostPort);
+                }
+            }
+        }
+
+        private static void checkHostPort(String hostPort) {
+            int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
+            if (colon <= 0 || colon == hostPort.length() - 1 || hostPort.contains("/")) {
+                throw new IllegalArgumentException("endpoints entry must be host:port, got \"" + hostPort + "\"");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(hostPort.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("endpoints entry has a bad port: \"" + hostPort + "\"", e);
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("endpoints entry port must be 1..65535: \"" + hostPort + "\"");
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.nova.client.internal;
+
+/** How a call may be attempted, and what an ambiguous failure of it means. */
+public enum CallKind {
+    /** Changes nothing; retried across endpoints within the retry budget. */
+    READ(true, false),
+    /**
+     * Changes the cluster but repeating it is harmless (Fence with an equal token is a no-op); retried
+     * like a read, yet an ambiguous failure may have taken effect.
+     */
+    IDEMPOTENT_WRITE(true, true),
+    /**
+     * Changes the cluster and a repeat could duplicate it: one wire attempt. Only a request that
+     * provably never left the client (connection refused) is tried on the next endpoint.
+     */
+    WRITE(false, true);
+
+    private final boolean retried;
+    private final boolean mutates;
+
+    CallKind(boolean retried, boolean mutates) {
+        this.retried = retried;
+        this.mutates = mutates;
+    }
+
+    /** Whether a failure that may have reached the server is retried. */
+    public boolean retried() {
+        return retried;
+    }
+
+    /** Whether the call can change the cluster. */
+    public boolean mutates() {
+        return mutates;
+    }
+}

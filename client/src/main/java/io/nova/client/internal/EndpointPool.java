@@ -1,0 +1,108 @@
+package io.nova.client.internal;
+
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.nova.proto.v1.ControlPlaneGrpc;
+import io.nova.proto.v1.DataPlaneGrpc;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One plaintext gRPC channel per endpoint and the "current" endpoint, used until a call on it fails.
+ * Thread-safe: the current index is an atomic that callers move forward with compare-and-set, so
+ * concurrent failures advance it once.
+ */
+public final class EndpointPool implements AutoCloseable {
+
+    /** The largest inbound message accepted (a read answers at most ~1 MiB of records plus framing). */
+    static final int INBOUND_MESSAGE_BYTES_MAX = 16 * 1024 * 1024;
+
+    /**
+     * One endpoint and its stubs.
+     *
+     * @param index its position in the pool
+     * @param hostPort the address it was configured with
+     * @param channel its channel
+     * @param data the data-plane stub (without a deadline)
+     * @param control the control-plane stub (without a deadline)
+     */
+    public record Endpoint(int index, String hostPort, ManagedChannel channel,
+            DataPlaneGrpc.DataPlaneBlockingStub data, ControlPlaneGrpc.ControlPlaneBlockingStub control) {
+    }
+
+    private final List<Endpoint> endpoints;
+    /** Invariant: 0 <= current < endpoints.size(). */
+    private final AtomicInteger current = new AtomicInteger();
+
+    /** Opens (lazily connecting) one channel per {@code host:port}. */
+    public EndpointPool(List<String> hostPorts, Duration connectTimeout) {
+        if (hostPorts.isEmpty()) {
+            throw new IllegalArgumentException("endpoints must not be empty");
+        }
+        List<Endpoint> list = new ArrayList<>(hostPorts.size());
+        for (String hostPort : hostPorts) {
+            ManagedChannel channel = NettyChannelBuilder.forTarget(hostPort)
+                    .usePlaintext()
+                    .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                    .maxInboundMessageSize(INBOUND_MESSAGE_BYTES_MAX)
+                    .build();
+            list.add(new Endpoint(list.size(), hostPort, channel,
+                    DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel)));
+        }
+        this.endpoints = List.copyOf(list);
+    }
+
+    /** The number of endpoints. */
+    public int size() {
+        return endpoints.size();
+    }
+
+    /**
+     * The endpoint to try first: the current one unless its channel is in TRANSIENT_FAILURE, in which
+     * case the next one that is not (which becomes current); the current one if all are failing.
+     */
+    public Endpoint pick() {
+        int start = current.get();
+        for (int i = 0; i < endpoints.size(); i++) {
+            Endpoint e = endpoints.get((start + i) % endpoints.size());
+            if (e.channel().getState(true) != ConnectivityState.TRANSIENT_FAILURE) {
+                if (i > 0) {
+                    current.compareAndSet(start, e.index());
+                }
+                return e;
+            }
+        }
+        return endpoints.get(start);
+    }
+
+    /**
+     * Moves past {@code failed} (unless another caller already did) and returns the endpoint to try next.
+     */
+    public Endpoint failover(Endpoint failed) {
+        current.compareAndSet(failed.index(), (failed.index() + 1) % endpoints.size());
+        return endpoints.get(current.get());
+    }
+
+    /** Shuts every channel down, waiting up to a few seconds for in-flight calls. */
+    @Override
+    public void close() {
+        for (Endpoint e : endpoints) {
+            e.channel().shutdown();
+        }
+        for (Endpoint e : endpoints) {
+            try {
+                if (!e.channel().awaitTermination(2, TimeUnit.SECONDS)) {
+                    e.channel().shutdownNow();
+                }
+            } catch (InterruptedException ie) {
+                e.channel().shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.nova.client.internal;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import io.nova.client.errors.AlreadyExistsException;
+import io.nova.client.errors.BasinNotEmptyException;
+import io.nova.client.errors.DeadlineExceededException;
+import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InvalidArgumentException;
+import io.nova.client.errors.NotFoundException;
+import io.nova.client.errors.NovaException;
+import io.nova.client.errors.NovaInternalException;
+import io.nova.client.errors.PreconditionFailedException;
+import io.nova.client.errors.ResourceExhaustedException;
+import io.nova.client.errors.SequenceMismatchException;
+import io.nova.client.errors.UnavailableException;
+import io.nova.proto.v1.ErrorDetail;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+
+/**
+ * Turns a failed gRPC call into the SDK's typed exceptions. The server's {@link ErrorDetail} decides
+ * the class when present; otherwise the status code does. Stateless and thread-safe.
+ */
+public final class ErrorMapper {
+
+    private ErrorMapper() {
+    }
+
+    /**
+     * Maps a failed call.
+     *
+     * @param e the failure
+     * @param call the call that failed
+     * @param maybeSent false only when the request provably never reached a server
+     */
+    public static NovaException map(StatusRuntimeException e, CallInfo call, boolean maybeSent) {
+        Status status = e.getStatus();
+        ErrorDetail detail = detailOf(e);
+        String text = call.describe() + ": " + (detail != null && !detail.getMessage().isEmpty()
+                ? detail.getMessage() : describe(status));
+        boolean ambiguous = call.kind().mutates() && maybeSent;
+        if (detail != null) {
+            NovaException typed = fromDetail(detail, status, text, call, ambiguous, e);
+            if (typed != null) {
+                return typed;
+            }
+        }
+        return fromCode(status.getCode(), text, call, ambiguous, e);
+    }
+
+    /**
+     * Whether the call provably never reached a server: it failed UNAVAILABLE because no connection
+     * could be established (refused, no route, unknown host).
+     */
+    public static boolean provablyNotSent(StatusRuntimeException e) {
+        Status status = e.getStatus();
+        if (status.getCode() != Status.Code.UNAVAILABLE) {
+            return false;
+        }
+        if (containsConnectFailure(status.getCause()) || containsConnectFailure(e.getCause())) {
+            return true;
+        }
+        String description = status.getDescription();
+        return description != null && description.contains("Connection refused");
+    }
+
+    /** The packed {@link ErrorDetail}, or null when the status carries none (or it does not parse). */
+    static ErrorDetail detailOf(Throwable e) {
+        com.google.rpc.Status rpcStatus = StatusProto.fromThrowable(e);
+        if (rpcStatus == null) {
+            return null;
+        }
+        for (Any any : rpcStatus.getDetailsList()) {
+            if (any.is(ErrorDetail.class)) {
+                try {
+                    return any.unpack(ErrorDetail.class);
+                } catch (InvalidProtocolBufferException ignored) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static NovaException fromDetail(ErrorDetail d, Status status, String text, CallInfo call,
+            boolean ambiguous, Throwable cause) {
+        return switch (d.getKindCase()) {
+            case SEQUENCE_MISMATCH -> new SequenceMismatchException(
+                    call.matchSeqNum(), Protos.position(d.getSequenceMismatch().getTail()), false, cause);
+            case FENCED_OUT -> new FencedOutException(d.getFencedOut().getInstalledToken(), cause);
+            case BASIN_NOT_EMPTY -> new BasinNotEmptyException(d.getBasinNotEmpty().getBasin(), cause);
+            case INVALID_ARGUMENT -> new InvalidArgumentException(
+                    d.getInvalidArgument().getField(), d.getInvalidArgument().getLimit(), text, cause);
+            case NOT_FOUND -> new NotFoundException(
+                    d.getNotFound().getResource(), d.getNotFound().getName(), text, cause);
+            case ALREADY_EXISTS -> new AlreadyExistsException(
+                    d.getAlreadyExists().getResource(), d.getAlreadyExists().getName(), text, cause);
+            case UNAVAILABLE -> new UnavailableException(
+                    text, d.getUnavailable().getMayHaveTakenEffect(), cause);
+            case RESOURCE_EXHAUSTED -> new ResourceExhaustedException(
+                    d.getResourceExhausted().getLimit(), text, cause);
+            case INTERNAL -> new NovaInternalException(text, status.getCode(), ambiguous, cause);
+            case KIND_NOT_SET -> null;
+        };
+    }
+
+    private static NovaException fromCode(Status.Code code, String text, CallInfo call, boolean ambiguous,
+            Throwable cause) {
+        return switch (code) {
+            case FAILED_PRECONDITION -> new PreconditionFailedException(text, cause);
+            case INVALID_ARGUMENT, OUT_OF_RANGE -> new InvalidArgumentException("", "", text, cause);
+            case NOT_FOUND -> new NotFoundException("", "", text, cause);
+            case ALREADY_EXISTS -> new AlreadyExistsException("", "", text, cause);
+            case UNAVAILABLE -> new UnavailableException(text, ambiguous, cause);
+            case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, call.kind().mutates(), cause);
+            case RESOURCE_EXHAUSTED -> new ResourceExhaustedException("", text, cause);
+            case UNIMPLEMENTED -> new NovaInternalException(text, code, false, cause);
+            default -> new NovaInternalException(text, code, ambiguous, cause);
+        };
+    }
+
+    private static String describe(Status status) {
+        StringBuilder sb = new StringBuilder(status.getCode().name());
+        if (status.getDescription() != null) {
+            sb.append(": ").append(status.getDescription());
+        }
+        if (status.getCause() != null) {
+            sb.append(" (").append(status.getCause()).append(')');
+        }
+        return sb.toString();
+    }
+
+    private static boolean containsConnectFailure(Throwable t) {
+        for (int depth = 0; t != null && depth < 10; depth++, t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof NoRouteToHostException
+                    || t instanceof UnknownHostException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

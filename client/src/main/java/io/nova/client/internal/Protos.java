@@ -1,0 +1,140 @@
+package io.nova.client.internal;
+
+import com.google.protobuf.ByteString;
+import io.nova.client.AppendAck;
+import io.nova.client.AppendRecord;
+import io.nova.client.BasinInfo;
+import io.nova.client.ClusterStatus;
+import io.nova.client.GroupStatus;
+import io.nova.client.Header;
+import io.nova.client.NodeStatus;
+import io.nova.client.ReadBatch;
+import io.nova.client.ReadOptions;
+import io.nova.client.SequencedRecord;
+import io.nova.client.StreamAddress;
+import io.nova.client.StreamInfo;
+import io.nova.client.StreamPosition;
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.GetClusterStatusResponse;
+import io.nova.proto.v1.ReadLimit;
+import io.nova.proto.v1.ReadRequest;
+import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.ReadStart;
+import java.util.List;
+
+/** Converts between the SDK's value types and the {@code nova.v1} messages. Stateless. */
+public final class Protos {
+
+    private Protos() {
+    }
+
+    /** The batch as an {@link AppendInput}; {@code matchSeqNum} and {@code fencingToken} may be null. */
+    public static AppendInput appendInput(List<AppendRecord> records, Long matchSeqNum, String fencingToken) {
+        AppendInput.Builder b = AppendInput.newBuilder();
+        for (AppendRecord r : records) {
+            b.addRecords(appendRecord(r));
+        }
+        if (matchSeqNum != null) {
+            b.setMatchSeqNum(matchSeqNum);
+        }
+        if (fencingToken != null) {
+            b.setFencingToken(fencingToken);
+        }
+        return b.build();
+    }
+
+    static io.nova.proto.v1.AppendRecord appendRecord(AppendRecord r) {
+        io.nova.proto.v1.AppendRecord.Builder b = io.nova.proto.v1.AppendRecord.newBuilder()
+                .setBody(ByteString.copyFrom(r.body()));
+        if (r.timestampMs() != null) {
+            b.setTimestamp(r.timestampMs());
+        }
+        for (Header h : r.headers()) {
+            b.addHeaders(header(h));
+        }
+        return b.build();
+    }
+
+    static io.nova.proto.v1.Header header(Header h) {
+        return io.nova.proto.v1.Header.newBuilder()
+                .setName(ByteString.copyFrom(h.name()))
+                .setValue(ByteString.copyFrom(h.value()))
+                .build();
+    }
+
+    static Header header(io.nova.proto.v1.Header h) {
+        return new Header(h.getName().toByteArray(), h.getValue().toByteArray());
+    }
+
+    /** A wire position as a {@link StreamPosition}. */
+    public static StreamPosition position(io.nova.proto.v1.StreamPosition p) {
+        return new StreamPosition(p.getSeqNum(), p.getTimestamp());
+    }
+
+    /** A wire ack as an {@link AppendAck}. */
+    public static AppendAck ack(io.nova.proto.v1.AppendAck a) {
+        return new AppendAck(position(a.getStart()), position(a.getEnd()), position(a.getTail()));
+    }
+
+    static SequencedRecord sequencedRecord(io.nova.proto.v1.SequencedRecord r) {
+        return new SequencedRecord(r.getSeqNum(), r.getTimestamp(),
+                r.getHeadersList().stream().map(Protos::header).toList(), r.getBody().toByteArray());
+    }
+
+    /** A read request for {@code address} with these options. */
+    public static ReadRequest readRequest(StreamAddress address, ReadOptions options) {
+        ReadStart.Builder start = ReadStart.newBuilder();
+        switch (options.startKind()) {
+            case SEQ_NUM -> start.setSeqNum(options.startValue());
+            case TIMESTAMP -> start.setTimestamp(options.startValue());
+            case TAIL_OFFSET -> start.setTailOffset(options.startValue());
+            default -> throw new IllegalStateException("unknown start kind " + options.startKind());
+        }
+        ReadLimit.Builder limit = ReadLimit.newBuilder();
+        options.count().ifPresent(limit::setCount);
+        options.bytes().ifPresent(limit::setBytes);
+        ReadRequest.Builder b = ReadRequest.newBuilder()
+                .setBasin(address.basin())
+                .setStream(address.stream())
+                .setStart(start)
+                .setLimit(limit)
+                .setClamp(options.clamp())
+                .setWaitSecs(waitSecs(options));
+        options.untilMs().ifPresent(b::setUntil);
+        return b.build();
+    }
+
+    /** {@link ReadOptions#waitFor()} in whole seconds, rounded up. */
+    static int waitSecs(ReadOptions options) {
+        long millis = options.waitFor().toMillis();
+        return (int) ((millis + 999) / 1000);
+    }
+
+    /** A wire read response as a {@link ReadBatch}. */
+    public static ReadBatch readBatch(ReadResponse r) {
+        return new ReadBatch(r.getRecordsList().stream().map(Protos::sequencedRecord).toList(),
+                position(r.getTail()));
+    }
+
+    /** A wire basin as a {@link BasinInfo}. */
+    public static BasinInfo basinInfo(io.nova.proto.v1.BasinInfo b) {
+        return new BasinInfo(b.getName(), b.getCreatedAtMs());
+    }
+
+    /** A wire stream as a {@link StreamInfo}. */
+    public static StreamInfo streamInfo(io.nova.proto.v1.StreamInfo s) {
+        return new StreamInfo(s.getBasin(), s.getName(), s.getCreatedAtMs(), s.getShard(), s.getStreamId());
+    }
+
+    /** A wire cluster status as a {@link ClusterStatus}. */
+    public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
+        List<NodeStatus> nodes = r.getNodesList().stream()
+                .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable()))
+                .toList();
+        List<GroupStatus> groups = r.getGroupsList().stream()
+                .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
+                        g.getTerm(), g.getCommitIndex(), g.getAppliedIndex()))
+                .toList();
+        return new ClusterStatus(r.getNodeId(), nodes, groups);
+    }
+}

@@ -1,0 +1,180 @@
+package io.nova.cluster.config;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The configuration of one Nova node, read from a YAML file ({@code nova server --config node.yaml}).
+ *
+ * <p>Every node of a cluster lists the same {@code nodes} in the same order: the order fixes where each
+ * Raft group is placed (see {@code ClusterLayout}), so changing it on a running cluster is not supported.
+ * Example:
+ *
+ * <pre>
+ * cluster-name: nova
+ * node-id: n1
+ * data-dir: /var/lib/nova/n1
+ * shard-count: 8
+ * nodes:
+ *   - id: n1
+ *     raft-address: 127.0.0.1:7801
+ *     api-address: 127.0.0.1:7701
+ * </pre>
+ *
+ * @param clusterName      names the cluster; Raft group ids derive from it. 1–64 of {@code [A-Za-z0-9_-]}.
+ *                         Default {@value #DEFAULT_CLUSTER_NAME}.
+ * @param nodeId           this node's id; must appear in {@code nodes}
+ * @param dataDir          this node's data folder (Raft logs and stores); created when missing
+ * @param shardCount       how many shard groups host streams, 1–256, fixed at bootstrap. Default
+ *                         {@value #DEFAULT_SHARD_COUNT}.
+ * @param electionTimeoutMs the minimum Raft election timeout in milliseconds (the maximum is twice it),
+ *                         100–60000. Default {@value #DEFAULT_ELECTION_TIMEOUT_MS}: failover in about 1–2 s.
+ * @param nodes            every node of the cluster, 1–64, ids and addresses unique
+ */
+public record NodeConfig(
+    String clusterName,
+    String nodeId,
+    Path dataDir,
+    int shardCount,
+    long electionTimeoutMs,
+    List<PeerAddress> nodes) {
+
+  public static final String DEFAULT_CLUSTER_NAME = "nova";
+  public static final int DEFAULT_SHARD_COUNT = 8;
+  public static final long DEFAULT_ELECTION_TIMEOUT_MS = 1000;
+  public static final int SHARD_COUNT_MAX = 256;
+  public static final int NODES_MAX = 64;
+
+  public NodeConfig {
+    Objects.requireNonNull(clusterName, "cluster-name");
+    Objects.requireNonNull(nodeId, "node-id");
+    Objects.requireNonNull(dataDir, "data-dir");
+    Objects.requireNonNull(nodes, "nodes");
+    nodes = List.copyOf(nodes);
+    if (!clusterName.matches("[A-Za-z0-9_-]{1,64}")) {
+      throw new IllegalArgumentException(
+          "cluster-name '" + clusterName + "' must be 1-64 characters from [A-Za-z0-9_-]");
+    }
+    if (shardCount < 1 || shardCount > SHARD_COUNT_MAX) {
+      throw new IllegalArgumentException(
+          "shard-count " + shardCount + " must be between 1 and " + SHARD_COUNT_MAX);
+    }
+    if (electionTimeoutMs < 100 || electionTimeoutMs > 60_000) {
+      throw new IllegalArgumentException(
+          "election-timeout-ms " + electionTimeoutMs + " must be between 100 and 60000");
+    }
+    if (nodes.isEmpty() || nodes.size() > NODES_MAX) {
+      throw new IllegalArgumentException("nodes must list 1 to " + NODES_MAX + " nodes");
+    }
+    checkUnique(nodes);
+    if (nodes.stream().noneMatch(n -> n.id().equals(nodeId))) {
+      throw new IllegalArgumentException("node-id '" + nodeId + "' is not listed in nodes");
+    }
+  }
+
+  private static void checkUnique(List<PeerAddress> nodes) {
+    Set<String> seen = new HashSet<>();
+    for (PeerAddress n : nodes) {
+      for (String key : List.of("id " + n.id(), "address " + n.raftAddress(), "address " + n.apiAddress())) {
+        if (!seen.add(key)) {
+          throw new IllegalArgumentException("nodes list " + key + " twice; each must be unique");
+        }
+      }
+    }
+  }
+
+  /** This node's own entry in {@link #nodes()}. */
+  @JsonIgnore
+  public PeerAddress self() {
+    return nodes.stream().filter(n -> n.id().equals(nodeId)).findFirst().orElseThrow();
+  }
+
+  /** The election timeout as a {@link Duration}. */
+  @JsonIgnore
+  public Duration electionTimeout() {
+    return Duration.ofMillis(electionTimeoutMs);
+  }
+
+  /** A copy of this configuration for another node of the same cluster. */
+  public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
+    return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes);
+  }
+
+  /**
+   * Reads a configuration file.
+   *
+   * @throws IllegalArgumentException naming the file and the field when the file is malformed or a
+   *     value is out of range
+   * @throws IOException when the file cannot be read
+   */
+  public static NodeConfig load(Path file) throws IOException {
+    try {
+      return mapper().readValue(Files.readString(file), Yaml.class).toConfig();
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException(file + ": " + e.getOriginalMessage(), e);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Writes this configuration as YAML that {@link #load} reads back. */
+  public void write(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, mapper().writeValueAsString(Yaml.of(this)));
+  }
+
+  private static ObjectMapper mapper() {
+    return new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER))
+        .setPropertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  }
+
+  /** The file's shape: optional keys are nullable here and defaulted in {@link #toConfig()}. */
+  private record Yaml(
+      @JsonProperty("cluster-name") String clusterName,
+      @JsonProperty("node-id") String nodeId,
+      @JsonProperty("data-dir") String dataDir,
+      @JsonProperty("shard-count") Integer shardCount,
+      @JsonProperty("election-timeout-ms") Long electionTimeoutMs,
+      @JsonProperty("nodes") List<YamlNode> nodes) {
+
+    static Yaml of(NodeConfig c) {
+      List<YamlNode> nodes = new ArrayList<>();
+      c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress())));
+      return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
+          c.electionTimeoutMs(), nodes);
+    }
+
+    NodeConfig toConfig() {
+      Objects.requireNonNull(nodeId, "node-id is required");
+      Objects.requireNonNull(dataDir, "data-dir is required");
+      Objects.requireNonNull(nodes, "nodes is required");
+      return new NodeConfig(
+          clusterName == null ? DEFAULT_CLUSTER_NAME : clusterName,
+          nodeId,
+          Path.of(dataDir),
+          shardCount == null ? DEFAULT_SHARD_COUNT : shardCount,
+          electionTimeoutMs == null ? DEFAULT_ELECTION_TIMEOUT_MS : electionTimeoutMs,
+          nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress())).toList());
+    }
+  }
+
+  private record YamlNode(
+      @JsonProperty("id") String id,
+      @JsonProperty("raft-address") String raftAddress,
+      @JsonProperty("api-address") String apiAddress) {}
+}

@@ -1,0 +1,81 @@
+package io.nova.cluster.raft;
+
+import io.nova.cluster.config.NodeConfig;
+import java.io.File;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * The Ratis settings Nova runs with, in one place, each with the reason it differs from Ratis' default
+ * (see ../shared/lessons.md for the traps these avoid).
+ */
+public final class RaftTuning {
+
+  /** The largest log entry: a 1 MiB batch plus headers and protobuf framing. */
+  public static final SizeInBytes ENTRY_BYTES_MAX = SizeInBytes.valueOf("2MB");
+  /** Direct memory each group's log writer allocates; must exceed {@link #ENTRY_BYTES_MAX} + 8. */
+  public static final SizeInBytes LOG_WRITE_BUFFER_BYTES = SizeInBytes.valueOf("3MB");
+  /** How long a client-side write waits for a leader to appear before answering UNAVAILABLE. */
+  public static final TimeDuration LEADER_WAIT_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
+  public static final int LEADER_WAIT_ATTEMPTS_MAX = 80;
+
+  private RaftTuning() {}
+
+  /** Server properties for the node described by {@code config}. */
+  public static RaftProperties serverProperties(NodeConfig config, Path raftDir) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    // Ratis defaults to a random port and /tmp/raft-server; both must be explicit.
+    GrpcConfigKeys.Server.setPort(p, hostPort(config.self().raftAddress()));
+    RaftServerConfigKeys.setStorageDir(p, List.of(new File(raftDir.toString())));
+    // The default read option can serve stale reads; Nova reads are linearizable (ReadIndex).
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    long minMs = config.electionTimeoutMs();
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
+    // Entries are at most ~1 MiB; the 8 MB default write buffer per group wastes direct memory.
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_BYTES_MAX);
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, LOG_WRITE_BUFFER_BYTES);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+    RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("1MB"));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
+    // Snapshots are not taken automatically yet; the log is kept whole (see docs/design/storage.md).
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    return p;
+  }
+
+  /** Properties for the gateway's group clients. */
+  public static RaftProperties clientProperties() {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
+    return p;
+  }
+
+  /**
+   * The retry policy for writes: see {@link WriteRetryPolicy}. Ratis' default retries forever without
+   * sleeping.
+   */
+  public static RetryPolicy writeRetryPolicy() {
+    return new WriteRetryPolicy(LEADER_WAIT_ATTEMPTS_MAX, LEADER_WAIT_SLEEP);
+  }
+
+  /** The retry policy for linearizable reads: idempotent, so any failure is retried for a while. */
+  public static RetryPolicy readRetryPolicy() {
+    return RetryPolicies.retryUpToMaximumCountWithFixedSleep(LEADER_WAIT_ATTEMPTS_MAX, LEADER_WAIT_SLEEP);
+  }
+
+  private static int hostPort(String address) {
+    return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+  }
+}

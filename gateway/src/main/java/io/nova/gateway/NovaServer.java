@@ -1,0 +1,136 @@
+package io.nova.gateway;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.nova.cluster.config.HostPort;
+import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.node.NovaNode;
+import io.nova.cluster.status.ClusterStatusReader;
+import io.nova.gateway.controlplane.ControlPlaneService;
+import io.nova.gateway.dataplane.DataPlaneService;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.routing.StreamRouter;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running Nova node: its Raft server with every group placed on it ({@link NovaNode}) and its gRPC
+ * gateway, which serves any call for any stream by routing it to the stream's group leader.
+ *
+ * <p>Thread-safe. {@link #close()} stops the gateway first (in-flight calls end with UNAVAILABLE), then
+ * the Raft server.
+ */
+public final class NovaServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NovaServer.class);
+
+  /** Server threads serving RPCs; each blocked call holds one while its group answers. */
+  static final int RPC_THREADS_MAX = 64;
+  /** Calls waiting for a server thread before new ones are refused with RESOURCE_EXHAUSTED by gRPC. */
+  static final int RPC_QUEUE_MAX = 10_000;
+  static final long SHUTDOWN_GRACE_MS = 2_000;
+
+  private final NodeConfig config;
+  private final NovaNode node;
+  private final GroupClients groups;
+  private final ExecutorService rpcExecutor;
+  private final Server grpc;
+
+  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, ExecutorService rpcExecutor,
+      Server grpc) {
+    this.config = config;
+    this.node = node;
+    this.groups = groups;
+    this.rpcExecutor = rpcExecutor;
+    this.grpc = grpc;
+  }
+
+  /**
+   * Starts a node from its configuration; returns once the gateway listens (the node's groups may still
+   * be electing leaders: calls wait for them, bounded).
+   *
+   * @throws IOException when a port cannot be bound or the data folder cannot be used
+   */
+  public static NovaServer start(NodeConfig config) throws IOException {
+    Clock clock = Clock.systemUTC();
+    NovaNode node = NovaNode.start(config, clock);
+    GroupClients groups = new GroupClients(node.layout());
+    StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
+    ClusterStatusReader status = new ClusterStatusReader(node);
+    ExecutorService executor = rpcExecutor(config.nodeId());
+    HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
+    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(api.host(), api.port()))
+        .executor(executor)
+        .maxInboundMessageSize(8 * 1024 * 1024)
+        .addService(new DataPlaneService(router, clock))
+        .addService(new ControlPlaneService(router, status::read))
+        .build();
+    try {
+      grpc.start();
+    } catch (IOException e) {
+      groups.close();
+      node.close();
+      executor.shutdownNow();
+      throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
+    }
+    LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
+    return new NovaServer(config, node, groups, executor, grpc);
+  }
+
+  private static ExecutorService rpcExecutor(String nodeId) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(RPC_THREADS_MAX, RPC_THREADS_MAX,
+        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), r -> {
+          Thread t = new Thread(r, "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
+  }
+
+  public NodeConfig config() {
+    return config;
+  }
+
+  public NovaNode node() {
+    return node;
+  }
+
+  /** The port the gRPC gateway listens on. */
+  public int apiPort() {
+    return grpc.getPort();
+  }
+
+  /** Blocks until {@link #close()} has stopped the gateway. */
+  public void awaitTermination() throws InterruptedException {
+    grpc.awaitTermination();
+  }
+
+  /** Stops the gateway and the Raft server; idempotent. */
+  @Override
+  public void close() {
+    grpc.shutdown();
+    try {
+      if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {
+        grpc.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      grpc.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    groups.close();
+    node.close();
+    rpcExecutor.shutdownNow();
+    LOG.info("node {} stopped", config.nodeId());
+  }
+}

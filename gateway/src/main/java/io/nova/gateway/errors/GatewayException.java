@@ -1,0 +1,21 @@
+package io.nova.gateway.errors;
+
+import io.nova.proto.v1.ErrorDetail;
+
+/**
+ * An operating error on its way to the client: carries the typed detail that becomes the gRPC status
+ * (see {@link StatusMapper}). Thrown inside the gateway, translated at the service edge; never a bug.
+ */
+public final class GatewayException extends RuntimeException {
+
+  private final transient ErrorDetail detail;
+
+  public GatewayException(ErrorDetail detail) {
+    super(detail.getMessage(), null, false, false);
+    this.detail = detail;
+  }
+
+  public ErrorDetail detail() {
+    return detail;
+  }
+}

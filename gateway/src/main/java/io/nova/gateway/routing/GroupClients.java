@@ -1,0 +1,171 @@
+package io.nova.gateway.routing;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.nova.cluster.layout.ClusterLayout;
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.raft.RaftTuning;
+import io.nova.cluster.raft.WriteRetryPolicy;
+import io.nova.gateway.errors.GatewayException;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.internal.ShardQuery;
+import io.nova.proto.internal.ShardQueryResult;
+import io.nova.proto.internal.ShardResult;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.statemachine.errors.CommandRejectedException;
+import io.nova.statemachine.errors.Errors;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's way into the Raft groups: one write client and one read client per group. Ratis'
+ * client finds each group's current leader and follows leader changes (retrying only where that is
+ * safe, see {@link WriteRetryPolicy}); this class turns every outcome into either a decoded result or
+ * a {@link GatewayException} carrying the typed error the caller acts on.
+ *
+ * <p>Thread-safe. Calls block the calling thread until the group answers.
+ */
+public final class GroupClients implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
+
+  private final ClusterLayout layout;
+  private final List<RaftClient> writeClients = new ArrayList<>();
+  private final List<RaftClient> readClients = new ArrayList<>();
+
+  public GroupClients(ClusterLayout layout) {
+    this.layout = layout;
+    for (GroupSpec spec : layout.allGroups()) {
+      writeClients.add(newClient(spec, true));
+      readClients.add(newClient(spec, false));
+    }
+  }
+
+  private static RaftClient newClient(GroupSpec spec, boolean writes) {
+    return RaftClient.newBuilder()
+        .setClientId(ClientId.randomId())
+        .setRaftGroup(spec.group())
+        .setProperties(RaftTuning.clientProperties())
+        .setRetryPolicy(writes ? RaftTuning.writeRetryPolicy() : RaftTuning.readRetryPolicy())
+        .build();
+  }
+
+  public ClusterLayout layout() {
+    return layout;
+  }
+
+  /** Writes a command to a shard group's log and returns the result its state machine applied. */
+  public ShardResult write(int shard, ShardCommand command) {
+    return write(layout.shard(shard), command, ShardResult.parser());
+  }
+
+  /** A linearizable query of a shard group. */
+  public ShardQueryResult query(int shard, ShardQuery query) {
+    return read(layout.shard(shard), query, ShardQueryResult.parser());
+  }
+
+  public MetaResult writeMeta(MetaCommand command) {
+    return write(layout.meta(), command, MetaResult.parser());
+  }
+
+  public MetaQueryResult queryMeta(MetaQuery query) {
+    return read(layout.meta(), query, MetaQueryResult.parser());
+  }
+
+  private <T> T write(GroupSpec spec, MessageLite command, Parser<T> parser) {
+    RaftClient client = writeClients.get(indexOf(spec));
+    try {
+      return parse(client.io().send(message(command)), parser);
+    } catch (IOException e) {
+      throw translate(spec, e, true);
+    }
+  }
+
+  private <T> T read(GroupSpec spec, MessageLite query, Parser<T> parser) {
+    RaftClient client = readClients.get(indexOf(spec));
+    try {
+      return parse(client.io().sendReadOnly(message(query)), parser);
+    } catch (IOException e) {
+      throw translate(spec, e, false);
+    }
+  }
+
+  private int indexOf(GroupSpec spec) {
+    return spec.isMeta() ? 0 : spec.shard() + 1;
+  }
+
+  private static Message message(MessageLite m) {
+    return Message.valueOf(UnsafeByteOperations.unsafeWrap(m.toByteArray()));
+  }
+
+  private static <T> T parse(RaftClientReply reply, Parser<T> parser) throws IOException {
+    if (!reply.isSuccess()) {
+      throw Optional.<IOException>ofNullable(reply.getException())
+          .orElseGet(() -> new IOException("unsuccessful reply without an exception"));
+    }
+    try {
+      return parser.parseFrom(reply.getMessage().getContent().toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("undecodable reply from the state machine", e);
+    }
+  }
+
+  private static GatewayException translate(GroupSpec spec, IOException e, boolean write) {
+    if (e instanceof StateMachineException) {
+      Optional<ErrorDetail> rejected = CommandRejectedException.decode(e);
+      if (rejected.isPresent()) {
+        return new GatewayException(rejected.get());
+      }
+    }
+    if (e instanceof InterruptedIOException) {
+      Thread.currentThread().interrupt();
+    }
+    boolean mayHaveTakenEffect = write && !WriteRetryPolicy.provesNotAppended(e);
+    LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
+    return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
+        "group " + spec.name() + " could not serve the call: " + rootMessage(e)
+            + (mayHaveTakenEffect ? " (the write may have taken effect)" : "")));
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+  }
+
+  @Override
+  public void close() {
+    for (RaftClient c : writeClients) {
+      closeQuietly(c);
+    }
+    for (RaftClient c : readClients) {
+      closeQuietly(c);
+    }
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      LOG.debug("closing a group client failed", e);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.nova.gateway.validation;
+
+import io.nova.gateway.errors.GatewayException;
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ReadRequest;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.limits.Names;
+import java.util.Optional;
+
+/**
+ * Checks a request at the gateway, before anything is routed, so that bad input is refused with
+ * INVALID_ARGUMENT naming the field and the limit, and changes nothing. The state machines check the
+ * same rules again (defence in depth); the rules themselves live in {@link Limits} and {@link Names}.
+ */
+public final class RequestChecks {
+
+  /** The longest a read may wait for a record, in seconds. */
+  public static final int READ_WAIT_SECS_MAX = 60;
+  /** The largest page a list call returns. */
+  public static final int LIST_LIMIT_MAX = 1000;
+
+  private RequestChecks() {}
+
+  public static void basinName(String basin) {
+    throwIfPresent(Names.checkBasinName(basin));
+  }
+
+  public static void streamName(String basin, String stream) {
+    basinName(basin);
+    throwIfPresent(Names.checkStreamName(stream));
+  }
+
+  public static void fencingToken(String token) {
+    throwIfPresent(Limits.checkFencingToken(token));
+  }
+
+  public static void appendInput(AppendInput input) {
+    throwIfPresent(Limits.checkAppendInput(input));
+  }
+
+  /** Positions are unsigned on the wire; values of 2^63 and above are refused as absurd. */
+  public static void read(ReadRequest request) {
+    var start = request.getStart();
+    switch (start.getStartCase()) {
+      case SEQ_NUM -> nonNegative("start.seq_num", start.getSeqNum());
+      case TIMESTAMP -> nonNegative("start.timestamp", start.getTimestamp());
+      case TAIL_OFFSET -> nonNegative("start.tail_offset", start.getTailOffset());
+      case START_NOT_SET -> { }
+    }
+    if (request.getLimit().hasCount()) {
+      nonNegative("limit.count", request.getLimit().getCount());
+    }
+    if (request.getLimit().hasBytes()) {
+      nonNegative("limit.bytes", request.getLimit().getBytes());
+    }
+    if (request.hasUntil()) {
+      nonNegative("until", request.getUntil());
+    }
+    if (request.getWaitSecs() < 0 || request.getWaitSecs() > READ_WAIT_SECS_MAX) {
+      throw invalid("wait_secs", "<= " + READ_WAIT_SECS_MAX,
+          "wait_secs must be between 0 and " + READ_WAIT_SECS_MAX + " seconds");
+    }
+  }
+
+  public static void listLimit(int limit) {
+    if (limit < 0 || limit > LIST_LIMIT_MAX) {
+      throw invalid("limit", "<= " + LIST_LIMIT_MAX,
+          "limit must be between 0 (the default, " + LIST_LIMIT_MAX + ") and " + LIST_LIMIT_MAX);
+    }
+  }
+
+  private static void nonNegative(String field, long value) {
+    if (value < 0) {
+      throw invalid(field, "< 2^63", field + " " + Long.toUnsignedString(value)
+          + " is not a usable position; it must be below 2^63");
+    }
+  }
+
+  private static GatewayException invalid(String field, String limit, String message) {
+    return new GatewayException(Errors.invalidArgument(field, limit, message));
+  }
+
+  private static void throwIfPresent(Optional<ErrorDetail> error) {
+    if (error.isPresent()) {
+      throw new GatewayException(error.get());
+    }
+  }
+}

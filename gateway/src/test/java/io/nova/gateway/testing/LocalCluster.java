@@ -1,0 +1,156 @@
+package io.nova.gateway.testing;
+
+import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.PeerAddress;
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.gateway.NovaServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+
+/**
+ * An in-JVM Nova cluster for tests: every node is a real {@link NovaServer} (Ratis over gRPC, RocksDB
+ * stores in real folders, the gateway on a real socket), all on loopback with free ports. Nodes can be
+ * stopped and restarted on their data folders to simulate crashes and restarts.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+  private final List<NodeConfig> configs;
+  private final Map<String, NovaServer> running = new LinkedHashMap<>();
+
+  private LocalCluster(List<NodeConfig> configs) {
+    this.configs = configs;
+  }
+
+  /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
+  public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
+    List<PeerAddress> peers = new ArrayList<>();
+    for (int i = 1; i <= nodes; i++) {
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+    }
+    List<NodeConfig> configs = new ArrayList<>();
+    for (PeerAddress p : peers) {
+      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards,
+          NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+    }
+    LocalCluster cluster = new LocalCluster(configs);
+    try {
+      for (NodeConfig c : configs) {
+        cluster.start(c.nodeId());
+      }
+    } catch (IOException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+
+  /** Starts (or restarts, on its existing data folder) one node. */
+  public synchronized void start(String nodeId) throws IOException {
+    if (running.containsKey(nodeId)) {
+      throw new IllegalStateException(nodeId + " is already running");
+    }
+    running.put(nodeId, NovaServer.start(config(nodeId)));
+  }
+
+  /** Stops one node, as a crash would from the cluster's point of view (its data folder stays). */
+  public synchronized void stop(String nodeId) {
+    NovaServer server = running.remove(nodeId);
+    if (server == null) {
+      throw new IllegalStateException(nodeId + " is not running");
+    }
+    server.close();
+  }
+
+  /** Stops every node (their data folders stay), as a power loss of the whole cluster would. */
+  public synchronized void stopAll() {
+    for (String id : List.copyOf(running.keySet())) {
+      stop(id);
+    }
+  }
+
+  /** Starts every node that is not running, on its existing data folder and ports. */
+  public synchronized void startAll() throws IOException {
+    for (String id : nodeIds()) {
+      if (!running.containsKey(id)) {
+        start(id);
+      }
+    }
+  }
+
+  public synchronized void restart(String nodeId) {
+    stop(nodeId);
+    try {
+      start(nodeId);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public NodeConfig config(String nodeId) {
+    return configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow();
+  }
+
+  public List<String> nodeIds() {
+    return configs.stream().map(NodeConfig::nodeId).toList();
+  }
+
+  /** Every node's gRPC address, comma-separated, in node order (for {@code NovaClient}). */
+  public String endpoints() {
+    return configs.stream().map(c -> c.self().apiAddress()).collect(Collectors.joining(","));
+  }
+
+  /** The gRPC address of one node. */
+  public String endpoint(String nodeId) {
+    return config(nodeId).self().apiAddress();
+  }
+
+  /** The current leader of a group as seen by a running replica, if any knows one. */
+  public synchronized Optional<String> leaderOf(String groupName) {
+    for (NovaServer server : running.values()) {
+      GroupSpec spec = server.node().layout().allGroups().stream()
+          .filter(g -> g.name().equals(groupName)).findFirst().orElseThrow();
+      Optional<String> leader = server.node().division(spec)
+          .filter(d -> d.getInfo().isLeader())
+          .map(d -> server.config().nodeId());
+      if (leader.isPresent()) {
+        return leader;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Waits until {@code groupName} has a leader among the running nodes and returns it. */
+  public String awaitLeader(String groupName, Duration timeout) {
+    return Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(50))
+        .until(() -> leaderOf(groupName), Optional::isPresent).orElseThrow();
+  }
+
+  public synchronized boolean isRunning(String nodeId) {
+    return running.containsKey(nodeId);
+  }
+
+  @Override
+  public synchronized void close() {
+    for (NovaServer s : running.values()) {
+      s.close();
+    }
+    running.clear();
+  }
+}

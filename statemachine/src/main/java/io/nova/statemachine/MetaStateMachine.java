@@ -1,0 +1,158 @@
+package io.nova.statemachine;
+
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.statemachine.errors.CommandRejectedException;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.internal.RatisMessages;
+import io.nova.statemachine.meta.MetaState;
+import io.nova.statemachine.meta.MetaValidation;
+import io.nova.statemachine.store.AppliedIndex;
+import io.nova.statemachine.store.MetaStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+
+/**
+ * The Ratis state machine of the meta group: basins, streams and their placement on shards, held by the
+ * pure {@link MetaState} and stored in a {@link MetaStore}.
+ *
+ * <p><b>Message protocol.</b> Writes: the client message is a {@code MetaCommand} (its {@code arrival_ms}
+ * is overwritten by the leader's clock); the reply is a {@code MetaResult} (basin, stream, done, or error
+ * when the command changed nothing). A command with an invalid name or no kind fails the request with a
+ * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended. A created
+ * stream's id is the log index of its entry, unique for the cluster's lifetime. Reads: the query message
+ * is a {@code MetaQuery}; the reply a {@code MetaQueryResult}.
+ *
+ * <p><b>Snapshots.</b> As in {@link ShardStateMachine}: not implemented; {@link #takeSnapshot()} flushes
+ * the store and returns {@code -1} so the log is never purged, and a restart replays the log skipping
+ * entries at or below the store's persisted applied index.
+ *
+ * <p>Thread-safety: apply holds the write lock, queries the read lock.
+ */
+public final class MetaStateMachine extends BaseStateMachine {
+  private final Path storeDir;
+  private final int shardCount;
+  private final Clock clock;
+  private final ReadWriteLock lock = new ReentrantReadWriteLock();
+  private MetaState state;
+  private volatile MetaStore store;
+
+  /**
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param shardCount how many shard groups streams are placed on; at least 1
+   * @param clock the source of creation times
+   * @throws IllegalArgumentException if {@code shardCount < 1}
+   */
+  public MetaStateMachine(Path storeDir, int shardCount, Clock clock) {
+    if (shardCount < 1) {
+      throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
+    }
+    this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
+    this.shardCount = shardCount;
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
+    super.initialize(server, groupId, storage);
+    store = new MetaStore(storeDir);
+    lock.writeLock().lock();
+    try {
+      state = MetaState.restore(shardCount, store.loadBasins(), store.loadStreams());
+    } finally {
+      lock.writeLock().unlock();
+    }
+    AppliedIndex persisted = store.appliedIndex();
+    if (persisted.index() >= 0) {
+      setLastAppliedTermIndex(TermIndex.valueOf(persisted.term(), persisted.index()));
+    }
+  }
+
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) {
+    Optional<MetaCommand> parsed = RatisMessages.tryParse(request.getMessage().getContent(), MetaCommand.parser());
+    if (parsed.isEmpty()) {
+      return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a MetaCommand",
+          "the request is not a valid MetaCommand: send a serialized nova.v1.internal.MetaCommand"));
+    }
+    Optional<ErrorDetail> invalid = MetaValidation.check(parsed.get());
+    return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
+        : RatisMessages.transaction(this, request, parsed.get().toBuilder().setArrivalMs(clock.millis()).build());
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    if (entry.getIndex() <= store.appliedIndex().index()) {
+      // Restart replay of an entry whose effects the store already holds.
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    MetaCommand command = RatisMessages.parseLogData(entry.getStateMachineLogEntry().getLogData(),
+        MetaCommand.parser(), entry.getIndex());
+    MetaState.Applied result;
+    lock.writeLock().lock();
+    try {
+      result = state.apply(command, entry.getIndex());
+      store.applyBatch(new AppliedIndex(entry.getTerm(), entry.getIndex()), result.change());
+    } finally {
+      lock.writeLock().unlock();
+    }
+    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
+  }
+
+  /** Non-state-machine entries replayed below the persisted index are ignored (see {@link ShardStateMachine}). */
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    if (index > getLastAppliedTermIndex().getIndex()) {
+      super.notifyTermIndexUpdated(term, index);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    Optional<MetaQuery> parsed = RatisMessages.tryParse(request.getContent(), MetaQuery.parser());
+    MetaQueryResult result;
+    lock.readLock().lock();
+    try {
+      result = parsed.map(state::query).orElseGet(() -> MetaQueryResult.newBuilder().setError(
+          Errors.invalidArgument("query", "a MetaQuery",
+              "the query is not a valid MetaQuery: send a serialized nova.v1.internal.MetaQuery")).build());
+    } finally {
+      lock.readLock().unlock();
+    }
+    return CompletableFuture.completedFuture(RatisMessages.toMessage(result));
+  }
+
+  @Override
+  public long takeSnapshot() {
+    store.flush();
+    return -1;
+  }
+
+  @Override
+  public void close() throws IOException {
+    super.close();
+    MetaStore closing = store;
+    if (closing != null) {
+      closing.close();
+    }
+  }
+}

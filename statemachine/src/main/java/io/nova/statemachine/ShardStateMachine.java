@@ -1,0 +1,299 @@
+package io.nova.statemachine;
+
+import io.nova.proto.internal.ReadQuery;
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.internal.ShardQuery;
+import io.nova.proto.internal.ShardQueryResult;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.SequencedRecord;
+import io.nova.statemachine.errors.CommandRejectedException;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.internal.RatisMessages;
+import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.store.AppliedIndex;
+import io.nova.statemachine.store.ShardStore;
+import io.nova.statemachine.stream.Admission;
+import io.nova.statemachine.stream.ShardApply;
+import io.nova.statemachine.stream.ShardCommands;
+import io.nova.statemachine.stream.ShardValidation;
+import io.nova.statemachine.stream.StreamState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+
+/**
+ * The Ratis state machine of one shard group: many streams, each sequenced by the pure core in
+ * {@code io.nova.statemachine.stream}, stored in a {@link ShardStore}. This class only decodes, locks,
+ * delegates and persists.
+ *
+ * <p><b>Message protocol.</b> Writes: the client message is a {@code ShardCommand}; the reply is a
+ * {@code ShardResult} (append_ack, fence_boundary, done, or error when the entry was a no-op at apply).
+ * A command refused before the log (invalid, or failing admission) fails the request with a
+ * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended.
+ * Reads: the query message is a {@code ShardQuery}; the reply a {@code ShardQueryResult}.
+ *
+ * <p><b>Pipeline.</b> {@code startTransaction} (leader, concurrent) validates limits and stamps
+ * {@code arrival_ms}; {@code preAppendTransaction} (leader, serial, log order) is the assignment cursor;
+ * {@code applyTransaction} (every replica, log order) assigns seq_nums and timestamps and persists them
+ * atomically with the applied index.
+ *
+ * <p><b>Snapshots.</b> Not implemented yet. {@link #takeSnapshot()} flushes the store but reports that no
+ * snapshot exists ({@code -1}), so Ratis never purges the log: the whole log is kept and a restart
+ * replays it, skipping entries at or below the store's persisted applied index. A follower that falls
+ * behind is caught up from the log. {@link #getLatestSnapshot()} returns null.
+ *
+ * <p>Thread-safety: Ratis' threading contract above; queries run concurrently with apply and read only
+ * applied (committed) state; the cursor is guarded by {@code cursorLock}.
+ */
+public final class ShardStateMachine extends BaseStateMachine {
+  private final Path storeDir;
+  private final Clock clock;
+  /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
+  private final Map<Long, StreamState> applied = new ConcurrentHashMap<>();
+  private final Object cursorLock = new Object();
+  /** Cursor state of streams touched in {@link #cursorTerm}. Invariant: built in that term only. */
+  private final Map<Long, StreamState> cursor = new HashMap<>();
+  private long cursorTerm = -1;
+  private volatile ShardStore store;
+  private volatile RaftServer.Division division;
+
+  /**
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param clock the source of arrival times stamped on appends
+   */
+  public ShardStateMachine(Path storeDir, Clock clock) {
+    this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
+    super.initialize(server, groupId, storage);
+    store = new ShardStore(storeDir);
+    applied.putAll(store.loadStreamStates());
+    AppliedIndex persisted = store.appliedIndex();
+    if (persisted.index() >= 0) {
+      setLastAppliedTermIndex(TermIndex.valueOf(persisted.term(), persisted.index()));
+    }
+  }
+
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) {
+    Optional<ShardCommand> parsed = RatisMessages.tryParse(request.getMessage().getContent(), ShardCommand.parser());
+    if (parsed.isEmpty()) {
+      return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a ShardCommand",
+          "the request is not a valid ShardCommand: send a serialized nova.v1.internal.ShardCommand"));
+    }
+    ShardCommand command = parsed.get();
+    if (command.hasAppend()) {
+      command = command.toBuilder().setAppend(command.getAppend().toBuilder().setArrivalMs(clock.millis())).build();
+    }
+    Optional<ErrorDetail> invalid = ShardValidation.check(command, command.getSerializedSize());
+    return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
+        : RatisMessages.transaction(this, request, command);
+  }
+
+  /**
+   * The assignment cursor. Ratis admits client writes only once this leader is ready (its first entry of
+   * the term is applied, hence every earlier entry too), so a stream's cursor state can be loaded lazily
+   * from applied state the first time the stream is touched in a term.
+   */
+  @Override
+  public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
+    ShardCommand command = (ShardCommand) trx.getStateMachineContext();
+    long streamId = ShardCommands.streamIdOf(command);
+    long term = division().getInfo().getCurrentTerm();
+    synchronized (cursorLock) {
+      if (term != cursorTerm) {
+        cursor.clear();
+        cursorTerm = term;
+      }
+      StreamState cursorState = cursor.containsKey(streamId) ? cursor.get(streamId) : applied.get(streamId);
+      Admission.Decision decision = Admission.admit(cursorState, applied.get(streamId), command);
+      if (decision instanceof Admission.Rejected rejected) {
+        // false: a refused command is an application outcome; the leader must not step down.
+        throw new StateMachineException("rejected", CommandRejectedException.encode(rejected.error()), false);
+      }
+      cursor.put(streamId, ((Admission.Admitted) decision).cursorState());
+    }
+    return trx;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    if (entry.getIndex() <= store.appliedIndex().index()) {
+      // Restart replay of an entry whose effects the store already holds.
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    ShardCommand command = RatisMessages.parseLogData(entry.getStateMachineLogEntry().getLogData(),
+        ShardCommand.parser(), entry.getIndex());
+    long streamId = ShardCommands.streamIdOf(command);
+    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command);
+    store.applyBatch(new AppliedIndex(entry.getTerm(), entry.getIndex()), result.state(), result.records(),
+        result.deleteRecords());
+    result.state().ifPresent(state -> applied.put(streamId, state));
+    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
+  }
+
+  /** Non-state-machine entries (configuration, leader no-ops) replayed below the persisted index are ignored. */
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    if (index > getLastAppliedTermIndex().getIndex()) {
+      super.notifyTermIndexUpdated(term, index);
+    }
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    if (!groupMemberId.getPeerId().equals(newLeaderId)) {
+      // Leadership lost: the cursor's unapplied admissions may be discarded by the new leader.
+      resetCursorUnlessTerm(Long.MIN_VALUE);
+    }
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    try {
+      // A cursor built in the current term already holds admissions that are not applied yet: keep it.
+      resetCursorUnlessTerm(division().getInfo().getCurrentTerm());
+    } catch (IOException e) {
+      throw new UncheckedIOException("no Raft division for group " + getGroupId(), e);
+    }
+  }
+
+  private void resetCursorUnlessTerm(long term) {
+    synchronized (cursorLock) {
+      if (cursorTerm != term) {
+        cursor.clear();
+        cursorTerm = -1;
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    Optional<ShardQuery> parsed = RatisMessages.tryParse(request.getContent(), ShardQuery.parser());
+    ShardQueryResult result = parsed.map(this::answer).orElseGet(() -> error(Errors.invalidArgument("query",
+        "a ShardQuery", "the query is not a valid ShardQuery: send a serialized nova.v1.internal.ShardQuery")));
+    return CompletableFuture.completedFuture(RatisMessages.toMessage(result));
+  }
+
+  private ShardQueryResult answer(ShardQuery query) {
+    switch (query.getKindCase()) {
+      case READ:
+        return liveState(query.getRead().getStreamId())
+            .map(state -> read(state, query.getRead())).orElseGet(() -> notFound(query.getRead().getStreamId()));
+      case CHECK_TAIL_STREAM_ID:
+        return liveState(query.getCheckTailStreamId())
+            .map(state -> ShardQueryResult.newBuilder().setTail(state.tail()).build())
+            .orElseGet(() -> notFound(query.getCheckTailStreamId()));
+      case FENCING_TOKEN_STREAM_ID:
+        return liveState(query.getFencingTokenStreamId())
+            .map(state -> ShardQueryResult.newBuilder().setFencingToken(state.fencingToken()).build())
+            .orElseGet(() -> notFound(query.getFencingTokenStreamId()));
+      default:
+        return error(Errors.invalidArgument("kind", "one of read, check_tail_stream_id, fencing_token_stream_id",
+            "the shard query has no kind: set one of read, check_tail_stream_id, fencing_token_stream_id"));
+    }
+  }
+
+  /**
+   * Reads committed records. Limits: count and bytes default to and are capped at
+   * {@link Limits#READ_RECORDS_MAX} and {@link Limits#READ_METERED_BYTES_MAX}. A start past the tail is an
+   * INVALID_ARGUMENT on {@code start.seq_num} unless {@code clamp}, which starts at the tail.
+   */
+  private ShardQueryResult read(StreamState state, ReadQuery query) {
+    long tailSeqNum = state.nextSeqNum();
+    long startSeqNum;
+    switch (query.getStart().getStartCase()) {
+      case TIMESTAMP:
+        startSeqNum = store.firstSeqNumAtOrAfter(state.streamId(), query.getStart().getTimestamp(), tailSeqNum);
+        break;
+      case TAIL_OFFSET:
+        startSeqNum = tailSeqNum - Math.min(tailSeqNum, query.getStart().getTailOffset());
+        break;
+      default:
+        startSeqNum = query.getStart().getSeqNum();
+    }
+    if (Long.compareUnsigned(startSeqNum, tailSeqNum) > 0) {
+      if (!query.getClamp()) {
+        return error(Errors.invalidArgument("start.seq_num", "<= tail " + tailSeqNum, "start.seq_num "
+            + Long.toUnsignedString(startSeqNum) + " is past the tail " + tailSeqNum
+            + ": start at or below the tail, or set clamp to start at the tail"));
+      }
+      startSeqNum = tailSeqNum;
+    }
+    int countMax = (int) capped(query.getLimit().hasCount(), query.getLimit().getCount(), Limits.READ_RECORDS_MAX);
+    long bytesMax = capped(query.getLimit().hasBytes(), query.getLimit().getBytes(), Limits.READ_METERED_BYTES_MAX);
+    OptionalLong untilMs = query.hasUntil() ? OptionalLong.of(query.getUntil()) : OptionalLong.empty();
+    List<SequencedRecord> records = store.readRecords(state.streamId(), startSeqNum, tailSeqNum, countMax,
+        bytesMax, untilMs);
+    return ShardQueryResult.newBuilder()
+        .setRead(ReadResponse.newBuilder().addAllRecords(records).setTail(state.tail())).build();
+  }
+
+  /** {@code value} when set, capped at {@code max}; {@code max} when unset. */
+  private static long capped(boolean isSet, long value, long max) {
+    return isSet && Long.compareUnsigned(value, max) < 0 ? value : max;
+  }
+
+  @Override
+  public long takeSnapshot() {
+    store.flush();
+    return -1;
+  }
+
+  @Override
+  public void close() throws IOException {
+    super.close();
+    ShardStore closing = store;
+    if (closing != null) {
+      closing.close();
+    }
+  }
+
+  private Optional<StreamState> liveState(long streamId) {
+    return Optional.ofNullable(applied.get(streamId)).filter(state -> !state.deleted());
+  }
+
+  private ShardQueryResult notFound(long streamId) {
+    return error(Errors.notFound("stream", StreamState.displayName(applied.get(streamId), streamId)));
+  }
+
+  private static ShardQueryResult error(ErrorDetail error) {
+    return ShardQueryResult.newBuilder().setError(error).build();
+  }
+
+  private RaftServer.Division division() throws IOException {
+    RaftServer.Division current = division;
+    if (current == null) {
+      current = getServer().join().getDivision(getGroupId());
+      division = current;
+    }
+    return current;
+  }
+}

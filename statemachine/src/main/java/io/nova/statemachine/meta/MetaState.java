@@ -1,0 +1,253 @@
+package io.nova.statemachine.meta;
+
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.v1.BasinInfo;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.ListBasinsRequest;
+import io.nova.proto.v1.ListBasinsResponse;
+import io.nova.proto.v1.ListStreamsRequest;
+import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.proto.v1.StreamInfo;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.internal.Invariants;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The meta group's state: basins, their streams and how many live streams each shard hosts. Pure: no I/O,
+ * clock or threads; the caller supplies each entry's log index and the command's arrival time.
+ *
+ * <p>Not thread-safe: the state machine applies under a write lock and queries under a read lock.
+ *
+ * <p>Invariant: {@code shardStreamCounts[s]} equals the number of streams whose shard is {@code s}.
+ */
+public final class MetaState {
+  /** Default and maximum page size of a list query. */
+  public static final int LIST_LIMIT_MAX = 1000;
+
+  private final NavigableMap<String, BasinInfo> basins = new TreeMap<>();
+  /** basin → stream name → info; every basin has an entry, possibly empty. */
+  private final Map<String, NavigableMap<String, StreamInfo>> streamsByBasin = new TreeMap<>();
+  private final long[] shardStreamCounts;
+
+  /**
+   * An empty state over {@code shardCount} shards.
+   *
+   * @throws IllegalArgumentException if {@code shardCount < 1}
+   */
+  public MetaState(int shardCount) {
+    if (shardCount < 1) {
+      throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
+    }
+    shardStreamCounts = new long[shardCount];
+  }
+
+  /** Rebuilds the state from persisted basins and streams (shard counts are derived). */
+  public static MetaState restore(int shardCount, Collection<BasinInfo> basins, Collection<StreamInfo> streams) {
+    MetaState state = new MetaState(shardCount);
+    basins.forEach(state::putBasin);
+    streams.forEach(state::putStream);
+    return state;
+  }
+
+  /**
+   * The result of one applied command.
+   *
+   * @param result the reply
+   * @param change what to persist
+   */
+  public record Applied(MetaResult result, MetaChange change) {}
+
+  /**
+   * Applies {@code command}, the entry at {@code logIndex}. Refusals (NotFound, AlreadyExists,
+   * BasinNotEmpty, InvalidArgument) change nothing and come back as {@link MetaResult#getError()}.
+   *
+   * @throws IllegalArgumentException if the command's kind is not set
+   */
+  public Applied apply(MetaCommand command, long logIndex) {
+    Optional<ErrorDetail> invalid = MetaValidation.check(command);
+    if (invalid.isPresent()) {
+      return refused(invalid.get());
+    }
+    long nowMs = command.getArrivalMs();
+    switch (command.getKindCase()) {
+      case CREATE_BASIN:
+        return createBasin(command.getCreateBasin().getBasin(), nowMs);
+      case DELETE_BASIN:
+        return deleteBasin(command.getDeleteBasin().getBasin());
+      case CREATE_STREAM:
+        return createStream(command.getCreateStream().getBasin(), command.getCreateStream().getStream(),
+            logIndex, nowMs);
+      case DELETE_STREAM:
+        return deleteStream(command.getDeleteStream().getBasin(), command.getDeleteStream().getStream());
+      default:
+        throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
+    }
+  }
+
+  private Applied createBasin(String name, long nowMs) {
+    if (basins.containsKey(name)) {
+      return refused(Errors.alreadyExists("basin", name));
+    }
+    BasinInfo basin = BasinInfo.newBuilder().setName(name).setCreatedAtMs(nowMs).build();
+    putBasin(basin);
+    return new Applied(MetaResult.newBuilder().setBasin(basin).build(), new MetaChange.BasinPut(basin));
+  }
+
+  private Applied deleteBasin(String name) {
+    if (!basins.containsKey(name)) {
+      return refused(Errors.notFound("basin", name));
+    }
+    if (!streamsByBasin.get(name).isEmpty()) {
+      return refused(Errors.basinNotEmpty(name));
+    }
+    basins.remove(name);
+    streamsByBasin.remove(name);
+    return done(new MetaChange.BasinDeleted(name));
+  }
+
+  private Applied createStream(String basin, String name, long logIndex, long nowMs) {
+    if (!basins.containsKey(basin)) {
+      return refused(Errors.notFound("basin", basin));
+    }
+    if (streamsByBasin.get(basin).containsKey(name)) {
+      return refused(Errors.alreadyExists("stream", basin + "/" + name));
+    }
+    StreamInfo stream = StreamInfo.newBuilder().setBasin(basin).setName(name).setCreatedAtMs(nowMs)
+        .setShard(leastLoadedShard()).setStreamId(logIndex).build();
+    putStream(stream);
+    return new Applied(MetaResult.newBuilder().setStream(stream).build(), new MetaChange.StreamPut(stream));
+  }
+
+  private Applied deleteStream(String basin, String name) {
+    Optional<StreamInfo> stream = getStream(basin, name);
+    if (stream.isEmpty()) {
+      return refused(Errors.notFound(basins.containsKey(basin) ? "stream" : "basin",
+          basins.containsKey(basin) ? basin + "/" + name : basin));
+    }
+    streamsByBasin.get(basin).remove(name);
+    shardStreamCounts[stream.get().getShard()]--;
+    return done(new MetaChange.StreamDeleted(stream.get()));
+  }
+
+  /** The shard with the fewest streams; the lowest index on ties. */
+  int leastLoadedShard() {
+    int best = 0;
+    for (int shard = 1; shard < shardStreamCounts.length; shard++) {
+      if (shardStreamCounts[shard] < shardStreamCounts[best]) {
+        best = shard;
+      }
+    }
+    return best;
+  }
+
+  /** How many live streams {@code shard} hosts. */
+  public long shardStreamCount(int shard) {
+    return shardStreamCounts[shard];
+  }
+
+  /** The basin named {@code name}, if it exists. */
+  public Optional<BasinInfo> getBasin(String name) {
+    return Optional.ofNullable(basins.get(name));
+  }
+
+  /** The stream {@code basin/name}, if it exists. */
+  public Optional<StreamInfo> getStream(String basin, String name) {
+    return Optional.ofNullable(streamsByBasin.get(basin)).map(streams -> streams.get(name));
+  }
+
+  /** Answers {@code query}; a missing basin or stream answers with a NotFound error. */
+  public MetaQueryResult query(MetaQuery query) {
+    switch (query.getKindCase()) {
+      case GET_STREAM: {
+        GetStreamRequest get = query.getGetStream();
+        return getStream(get.getBasin(), get.getStream())
+            .map(s -> MetaQueryResult.newBuilder().setStream(s).build())
+            .orElseGet(() -> queryError(Errors.notFound("stream", get.getBasin() + "/" + get.getStream())));
+      }
+      case GET_BASIN:
+        return getBasin(query.getGetBasin())
+            .map(b -> MetaQueryResult.newBuilder().setBasin(b).build())
+            .orElseGet(() -> queryError(Errors.notFound("basin", query.getGetBasin())));
+      case LIST_BASINS:
+        return MetaQueryResult.newBuilder().setBasins(listBasins(query.getListBasins())).build();
+      case LIST_STREAMS: {
+        ListStreamsRequest list = query.getListStreams();
+        if (!basins.containsKey(list.getBasin())) {
+          return queryError(Errors.notFound("basin", list.getBasin()));
+        }
+        return MetaQueryResult.newBuilder().setStreams(listStreams(list)).build();
+      }
+      default:
+        return queryError(Errors.invalidArgument("kind", "one of get_stream, get_basin, list_basins, list_streams",
+            "the meta query has no kind: set one of get_stream, get_basin, list_basins, list_streams"));
+    }
+  }
+
+  /** Basins in name order, paged (see {@link #page}). */
+  public ListBasinsResponse listBasins(ListBasinsRequest request) {
+    Page<BasinInfo> page = page(basins, request.getPrefix(), request.getStartAfter(), request.getLimit());
+    return ListBasinsResponse.newBuilder().addAllBasins(page.items()).setHasMore(page.hasMore()).build();
+  }
+
+  /** Streams of an existing basin in name order, paged (see {@link #page}). */
+  public ListStreamsResponse listStreams(ListStreamsRequest request) {
+    NavigableMap<String, StreamInfo> streams = streamsByBasin.getOrDefault(request.getBasin(), new TreeMap<>());
+    Page<StreamInfo> page = page(streams, request.getPrefix(), request.getStartAfter(), request.getLimit());
+    return ListStreamsResponse.newBuilder().addAllStreams(page.items()).setHasMore(page.hasMore()).build();
+  }
+
+  private record Page<T>(List<T> items, boolean hasMore) {}
+
+  /**
+   * The entries whose name starts with {@code prefix} and sorts after {@code startAfter}, at most
+   * {@code limit} of them (0 means {@value #LIST_LIMIT_MAX}, larger values are capped at it), and whether
+   * more follow.
+   */
+  private static <T> Page<T> page(NavigableMap<String, T> byName, String prefix, String startAfter, int limit) {
+    int limitCapped = limit <= 0 || limit > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : limit;
+    NavigableMap<String, T> from = prefix.compareTo(startAfter) > 0
+        ? byName.tailMap(prefix, true) : byName.tailMap(startAfter, false);
+    List<T> items = from.entrySet().stream()
+        .takeWhile(e -> e.getKey().startsWith(prefix))
+        .limit(limitCapped + 1L)
+        .map(Map.Entry::getValue)
+        .toList();
+    return items.size() > limitCapped ? new Page<>(items.subList(0, limitCapped), true) : new Page<>(items, false);
+  }
+
+  private void putBasin(BasinInfo basin) {
+    basins.put(basin.getName(), basin);
+    streamsByBasin.putIfAbsent(basin.getName(), new TreeMap<>());
+  }
+
+  private void putStream(StreamInfo stream) {
+    Invariants.check(stream.getShard() < shardStreamCounts.length, "stream %s/%s on shard %s of %s",
+        stream.getBasin(), stream.getName(), stream.getShard(), shardStreamCounts.length);
+    NavigableMap<String, StreamInfo> streams = streamsByBasin.get(stream.getBasin());
+    Invariants.check(streams != null, "stream %s/%s in a missing basin", stream.getBasin(), stream.getName());
+    streams.put(stream.getName(), stream);
+    shardStreamCounts[stream.getShard()]++;
+  }
+
+  private static Applied refused(ErrorDetail error) {
+    return new Applied(MetaResult.newBuilder().setError(error).build(), new MetaChange.None());
+  }
+
+  private static Applied done(MetaChange change) {
+    return new Applied(MetaResult.newBuilder().setDone(io.nova.proto.internal.Done.getDefaultInstance()).build(),
+        change);
+  }
+
+  private static MetaQueryResult queryError(ErrorDetail error) {
+    return MetaQueryResult.newBuilder().setError(error).build();
+  }
+}

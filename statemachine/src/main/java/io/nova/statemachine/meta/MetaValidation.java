@@ -1,0 +1,32 @@
+package io.nova.statemachine.meta;
+
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Names;
+import java.util.Optional;
+
+/** Validates the names in a meta command; used before the log (startTransaction) and again at apply. */
+public final class MetaValidation {
+  private MetaValidation() {}
+
+  /** The first invalid name (or a missing kind) in {@code command} as INVALID_ARGUMENT, or empty. */
+  public static Optional<ErrorDetail> check(MetaCommand command) {
+    switch (command.getKindCase()) {
+      case CREATE_BASIN:
+        return Names.checkBasinName(command.getCreateBasin().getBasin());
+      case DELETE_BASIN:
+        return Names.checkBasinName(command.getDeleteBasin().getBasin());
+      case CREATE_STREAM:
+        return Names.checkBasinName(command.getCreateStream().getBasin())
+            .or(() -> Names.checkStreamName(command.getCreateStream().getStream()));
+      case DELETE_STREAM:
+        return Names.checkBasinName(command.getDeleteStream().getBasin())
+            .or(() -> Names.checkStreamName(command.getDeleteStream().getStream()));
+      default:
+        return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
+            + " delete_stream", "the meta command has no kind: set one of create_basin, delete_basin,"
+            + " create_stream, delete_stream"));
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.nova.statemachine.store;
+
+import io.nova.statemachine.internal.Invariants;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.BiConsumer;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The RocksDB plumbing shared by {@link ShardStore} and {@link MetaStore}: opening, the applied-index key,
+ * atomic batches, prefix scans, flush and close.
+ *
+ * <p>Durability: writes keep the RocksDB WAL but do not fsync ({@code sync=false}). The Raft log is the
+ * real write-ahead log: it is fsynced before an entry commits, and after a crash Ratis replays it from the
+ * start while the state machine skips every entry at or below the applied index this store persisted
+ * atomically with the entry's effects. Losing the unsynced tail of RocksDB's WAL therefore loses nothing
+ * that replay does not rebuild. RocksDB failures are storage failures and surface as
+ * {@link UncheckedIOException}; they are fatal for the replica.
+ *
+ * <p>Thread-safety: RocksDB handles concurrent reads and writes; callers serialize writes (one apply thread).
+ */
+abstract class RocksStore implements AutoCloseable {
+  /** The key of the applied (term, index): a single byte below every other prefix. */
+  private static final byte[] APPLIED_KEY = {0x00};
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final Options options;
+  private final WriteOptions writeOptions;
+  protected final RocksDB db;
+  private volatile AppliedIndex appliedIndex;
+
+  protected RocksStore(Path dir) {
+    try {
+      Files.createDirectories(dir);
+      options = new Options().setCreateIfMissing(true);
+      writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
+      db = RocksDB.open(options, dir.toString());
+      byte[] applied = db.get(APPLIED_KEY);
+      appliedIndex = applied == null ? AppliedIndex.NONE
+          : new AppliedIndex(ByteBuffer.wrap(applied).getLong(0), ByteBuffer.wrap(applied).getLong(8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create store directory " + dir, e);
+    } catch (RocksDBException e) {
+      throw storageFailure("open " + dir, e);
+    }
+  }
+
+  /** The (term, index) of the last entry whose effects this store holds. */
+  public AppliedIndex appliedIndex() {
+    return appliedIndex;
+  }
+
+  /**
+   * Writes {@code batch} plus the new applied index atomically.
+   *
+   * @throws IllegalStateException if {@code applied} does not move forward
+   */
+  protected void commit(WriteBatch batch, AppliedIndex applied) {
+    Invariants.check(applied.index() > appliedIndex.index(), "applied index must grow: %s after %s",
+        applied, appliedIndex);
+    try {
+      batch.put(APPLIED_KEY, ByteBuffer.allocate(16).putLong(applied.term()).putLong(applied.index()).array());
+      db.write(writeOptions, batch);
+      appliedIndex = applied;
+    } catch (RocksDBException e) {
+      throw storageFailure("write batch at " + applied, e);
+    }
+  }
+
+  /** Calls {@code visitor} with every key starting with {@code prefix}, in key order, and its value. */
+  protected void scanPrefix(byte[] prefix, BiConsumer<byte[], byte[]> visitor) {
+    try (RocksIterator it = db.newIterator()) {
+      for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
+        visitor.accept(it.key(), it.value());
+      }
+    }
+  }
+
+  /** Flushes memtables to SST files, so a restart replays less of the Raft log. */
+  public void flush() {
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+      db.flush(flush);
+    } catch (RocksDBException e) {
+      throw storageFailure("flush", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    db.close();
+    writeOptions.close();
+    options.close();
+  }
+
+  protected static UncheckedIOException storageFailure(String what, RocksDBException e) {
+    return new UncheckedIOException("RocksDB failed to " + what, new IOException(e));
+  }
+
+  private static boolean startsWith(byte[] key, byte[] prefix) {
+    if (key.length < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if (key[i] != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

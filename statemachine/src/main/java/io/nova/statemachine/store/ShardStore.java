@@ -1,0 +1,164 @@
+package io.nova.statemachine.store;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.nova.proto.v1.SequencedRecord;
+import io.nova.statemachine.internal.Invariants;
+import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.stream.StreamState;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+
+/**
+ * The RocksDB store of one shard-group replica: per-stream state, records and the applied index.
+ *
+ * <p>Key layout (one column family; all integers big-endian so byte order is numeric order):
+ * <ul>
+ *   <li>{@code 0x00} → applied (term, index), two u64;
+ *   <li>{@code 's' streamId} → {@code io.nova.proto.internal.StreamState};
+ *   <li>{@code 'r' streamId seqNum} → {@code nova.v1.SequencedRecord}.
+ * </ul>
+ *
+ * <p>Thread-safety: one writer (the apply thread) and any number of concurrent readers. Readers bound
+ * their reads by a tail taken from applied state, so they never see records of a later entry.
+ * See {@link RocksStore} for durability.
+ */
+public final class ShardStore extends RocksStore {
+  private static final byte STATE_PREFIX = 's';
+  private static final byte RECORD_PREFIX = 'r';
+
+  /** Opens (creating if missing) the store in {@code dir}. */
+  public ShardStore(Path dir) {
+    super(dir);
+  }
+
+  /** Every stream state this store holds, deleted streams included, keyed by stream id. */
+  public Map<Long, StreamState> loadStreamStates() {
+    Map<Long, StreamState> states = new HashMap<>();
+    scanPrefix(new byte[] {STATE_PREFIX}, (key, value) -> {
+      StreamState state = StreamState.fromProto(parse(value, io.nova.proto.internal.StreamState.parser()));
+      Invariants.check(state.streamId() == ByteBuffer.wrap(key).getLong(1), "state key/id mismatch %s", state);
+      states.put(state.streamId(), state);
+    });
+    return states;
+  }
+
+  /**
+   * Writes the effects of one applied entry atomically with its applied index.
+   *
+   * @param applied the entry's (term, index); must be above the current applied index
+   * @param state the stream's new state, empty when unchanged
+   * @param records records to add, in seq_num order, all of {@code state}'s stream
+   * @param deleteRecords whether to remove all of {@code state}'s stream records (before adding none)
+   * @throws IllegalStateException if records or a delete come without a state
+   */
+  public void applyBatch(AppliedIndex applied, Optional<StreamState> state, List<SequencedRecord> records,
+      boolean deleteRecords) {
+    Invariants.check(state.isPresent() || (records.isEmpty() && !deleteRecords),
+        "records or a delete need a stream state at %s", applied);
+    try (WriteBatch batch = new WriteBatch()) {
+      if (state.isPresent()) {
+        long streamId = state.get().streamId();
+        batch.put(stateKey(streamId), state.get().toProto().toByteArray());
+        if (deleteRecords) {
+          batch.deleteRange(recordKey(streamId, 0), recordKey(streamId, -1L));
+          batch.delete(recordKey(streamId, -1L));
+        }
+        for (SequencedRecord record : records) {
+          batch.put(recordKey(streamId, record.getSeqNum()), record.toByteArray());
+        }
+      }
+      commit(batch, applied);
+    } catch (RocksDBException e) {
+      throw storageFailure("build batch at " + applied, e);
+    }
+  }
+
+  /**
+   * Reads records of {@code streamId} in seq_num order from {@code startSeqNum}, stopping at the first of:
+   * {@code endSeqNum} (exclusive; pass the tail), {@code countMax} records, the record that would take the
+   * total metered size above {@code bytesMax} (the first record is always returned when {@code countMax}
+   * and {@code bytesMax} are positive, so a small byte limit cannot stall a reader), or the first record
+   * whose timestamp is at or after {@code untilMs}.
+   */
+  public List<SequencedRecord> readRecords(long streamId, long startSeqNum, long endSeqNum, int countMax,
+      long bytesMax, OptionalLong untilMs) {
+    List<SequencedRecord> records = new ArrayList<>();
+    long bytes = 0;
+    try (RocksIterator it = db.newIterator()) {
+      long expectedSeqNum = startSeqNum;
+      // A key of another stream ends the read: a concurrent delete may have just removed this stream's.
+      for (it.seek(recordKey(streamId, startSeqNum)); it.isValid() && isRecordKeyOf(it.key(), streamId)
+          && expectedSeqNum < endSeqNum && records.size() < countMax; it.next(), expectedSeqNum++) {
+        SequencedRecord record = parse(it.value(), SequencedRecord.parser());
+        Invariants.check(record.getSeqNum() == expectedSeqNum, "stream %s: expected seq_num %s, found %s",
+            streamId, expectedSeqNum, record.getSeqNum());
+        long recordBytes = Limits.meteredBytes(record.getHeadersList(), record.getBody());
+        boolean overBytes = bytes + recordBytes > bytesMax && !(records.isEmpty() && bytesMax > 0);
+        if (overBytes || (untilMs.isPresent() && record.getTimestamp() >= untilMs.getAsLong())) {
+          break;
+        }
+        bytes += recordBytes;
+        records.add(record);
+      }
+    }
+    return records;
+  }
+
+  /**
+   * The first seq_num in {@code [0, tailSeqNum)} whose record's timestamp is at or after {@code timestampMs},
+   * or {@code tailSeqNum} when there is none. Binary search with point reads (O(log n) lookups), which is
+   * valid because timestamps never decrease within a stream and seq_nums are dense from 0.
+   */
+  public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
+    long low = 0;
+    long high = tailSeqNum;
+    while (low < high) {
+      long mid = low + (high - low) / 2;
+      if (readRecord(streamId, mid).getTimestamp() >= timestampMs) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return low;
+  }
+
+  private SequencedRecord readRecord(long streamId, long seqNum) {
+    try {
+      byte[] value = db.get(recordKey(streamId, seqNum));
+      Invariants.check(value != null, "stream %s: record %s below the tail is missing", streamId, seqNum);
+      return parse(value, SequencedRecord.parser());
+    } catch (RocksDBException e) {
+      throw storageFailure("read record " + seqNum + " of stream " + streamId, e);
+    }
+  }
+
+  private static byte[] stateKey(long streamId) {
+    return ByteBuffer.allocate(9).put(STATE_PREFIX).putLong(streamId).array();
+  }
+
+  private static byte[] recordKey(long streamId, long seqNum) {
+    return ByteBuffer.allocate(17).put(RECORD_PREFIX).putLong(streamId).putLong(seqNum).array();
+  }
+
+  private static boolean isRecordKeyOf(byte[] key, long streamId) {
+    return key.length == 17 && key[0] == RECORD_PREFIX && ByteBuffer.wrap(key).getLong(1) == streamId;
+  }
+
+  static <T> T parse(byte[] bytes, com.google.protobuf.Parser<T> parser) {
+    try {
+      return parser.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt value in store", e);
+    }
+  }
+}

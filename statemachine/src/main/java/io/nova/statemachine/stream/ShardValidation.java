@@ -1,0 +1,41 @@
+package io.nova.statemachine.stream;
+
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.limits.Names;
+import java.util.Optional;
+
+/**
+ * Validates a shard command before it may reach the assignment cursor: limits, token length, names and
+ * entry size. Runs in startTransaction, because a refusal after the cursor moved would corrupt it.
+ */
+public final class ShardValidation {
+  private ShardValidation() {}
+
+  /**
+   * The first violation in {@code command} as INVALID_ARGUMENT, or empty.
+   *
+   * @param serializedBytes the size of the log entry the command becomes, in bytes
+   */
+  public static Optional<ErrorDetail> check(ShardCommand command, int serializedBytes) {
+    switch (command.getKindCase()) {
+      case APPEND:
+        return Limits.checkRecords(command.getAppend().getRecordsList())
+            .or(() -> command.getAppend().hasFencingToken()
+                ? Limits.checkFencingToken(command.getAppend().getFencingToken()) : Optional.empty())
+            .or(() -> Limits.checkCommandBytes(serializedBytes));
+      case FENCE:
+        return Limits.checkFencingToken(command.getFence().getFencingToken());
+      case CREATE_STREAM:
+        return Names.checkBasinName(command.getCreateStream().getBasin())
+            .or(() -> Names.checkStreamName(command.getCreateStream().getStream()));
+      case DELETE_STREAM:
+        return Optional.empty();
+      default:
+        return Optional.of(Errors.invalidArgument("kind", "one of append, fence, create_stream, delete_stream",
+            "the shard command has no kind: set one of append, fence, create_stream, delete_stream"));
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.nova.statemachine.stream;
+
+import io.nova.proto.v1.StreamPosition;
+import java.util.Objects;
+
+/**
+ * The state of one stream inside a shard: an immutable mirror of {@code io.nova.proto.internal.StreamState}.
+ *
+ * <p>Invariant: {@code nextSeqNum >= 0} and {@code lastTimestampMs >= 0} (both are u64 on the wire and never
+ * exceed {@link Long#MAX_VALUE} in practice); {@code fencingToken} is never null, {@code ""} meaning none.
+ *
+ * @param streamId the cluster-unique stream id (the meta group's log index that created it)
+ * @param basin the basin name
+ * @param stream the stream name
+ * @param nextSeqNum the seq_num the next record receives (the tail)
+ * @param lastTimestampMs the timestamp of the last record in ms since the epoch, 0 when empty
+ * @param fencingToken the installed fencing token, {@code ""} when none
+ * @param createdAtMs creation time in ms since the epoch
+ * @param deleted whether the stream was deleted (its id is never reused)
+ */
+public record StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+    String fencingToken, long createdAtMs, boolean deleted) {
+
+  public StreamState {
+    Objects.requireNonNull(basin, "basin");
+    Objects.requireNonNull(stream, "stream");
+    Objects.requireNonNull(fencingToken, "fencingToken");
+  }
+
+  /** A new, empty, live stream. */
+  public static StreamState created(long streamId, String basin, String stream, long createdAtMs) {
+    return new StreamState(streamId, basin, stream, 0, 0, "", createdAtMs, false);
+  }
+
+  /** The tail: {seq_num the next record receives, timestamp of the last record}. */
+  public StreamPosition tail() {
+    return StreamPosition.newBuilder().setSeqNum(nextSeqNum).setTimestamp(lastTimestampMs).build();
+  }
+
+  /** This state with the tail moved to {@code nextSeqNum} / {@code lastTimestampMs}. */
+  public StreamState withTail(long nextSeqNum, long lastTimestampMs) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted);
+  }
+
+  /** This state with {@code token} installed ({@code ""} clears). */
+  public StreamState withFencingToken(String token) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted);
+  }
+
+  /** This state marked deleted. */
+  public StreamState asDeleted() {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true);
+  }
+
+  /** The name used in NOT_FOUND errors: {@code basin/stream}, or {@code id N} when the names are unknown. */
+  public static String displayName(StreamState state, long streamId) {
+    return state == null || state.basin.isEmpty() ? "id " + streamId : state.basin + "/" + state.stream;
+  }
+
+  /** The protobuf form. */
+  public io.nova.proto.internal.StreamState toProto() {
+    return io.nova.proto.internal.StreamState.newBuilder()
+        .setStreamId(streamId).setBasin(basin).setStream(stream)
+        .setNextSeqNum(nextSeqNum).setLastTimestamp(lastTimestampMs)
+        .setFencingToken(fencingToken).setCreatedAtMs(createdAtMs).setDeleted(deleted)
+        .build();
+  }
+
+  /** Reads the protobuf form. */
+  public static StreamState fromProto(io.nova.proto.internal.StreamState proto) {
+    return new StreamState(proto.getStreamId(), proto.getBasin(), proto.getStream(), proto.getNextSeqNum(),
+        proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted());
+  }
+}
