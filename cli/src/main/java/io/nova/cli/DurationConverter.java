@@ -1,0 +1,43 @@
+package io.nova.cli;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+
+/**
+ * Parses durations written as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, a bare number of
+ * seconds, or ISO-8601 ({@code PT10S}).
+ */
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+
+  private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)?");
+
+  @Override
+  public Duration convert(String value) {
+    Matcher m = SIMPLE.matcher(value.trim());
+    Duration d;
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      String unit = m.group(2) == null ? "s" : m.group(2);
+      d = switch (unit) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        default -> Duration.ofHours(n);
+      };
+    } else {
+      try {
+        d = Duration.parse(value.trim());
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not a duration (examples: 500ms, 10s, 2m)");
+      }
+    }
+    if (d.isNegative() || d.isZero()) {
+      throw new CommandLine.TypeConversionException("'" + value + "' must be a positive duration");
+    }
+    return d;
+  }
+}

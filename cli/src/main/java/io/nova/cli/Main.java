@@ -1,0 +1,186 @@
+package io.nova.cli;
+
+import io.nova.cli.commands.AppendCommand;
+import io.nova.cli.commands.BasinCommands;
+import io.nova.cli.commands.CheckTailCommand;
+import io.nova.cli.commands.ClusterCommand;
+import io.nova.cli.commands.DevCommand;
+import io.nova.cli.commands.FenceCommands;
+import io.nova.cli.commands.ListCommand;
+import io.nova.cli.commands.ReadCommand;
+import io.nova.cli.commands.ServerCommand;
+import io.nova.cli.commands.StreamCommands;
+import io.nova.client.NovaClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code nova} command: parses the arguments, runs one verb, and maps its outcome to an exit code
+ * ({@link ExitCodes}). Only data goes to stdout; messages and errors go to stderr, one line each.
+ *
+ * <p>One instance runs one command line; it is not thread-safe.
+ */
+@Command(
+    name = "nova",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Nova, a Raft-replicated stream store: run nodes and read and write streams.",
+    subcommands = {
+      DevCommand.class,
+      ServerCommand.class,
+      ClusterCommand.class,
+      BasinCommands.Create.class,
+      StreamCommands.Create.class,
+      ListCommand.class,
+      StreamCommands.Delete.class,
+      BasinCommands.Delete.class,
+      AppendCommand.class,
+      ReadCommand.class,
+      CheckTailCommand.class,
+      FenceCommands.Fence.class,
+      FenceCommands.Token.class,
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:success",
+      "1:failure (not found, unavailable, ...)",
+      "2:bad usage or invalid input",
+      "3:sequence mismatch (--match-seq-num missed the tail)",
+      "4:fenced out (wrong fencing token)"
+    })
+public final class Main implements Runnable {
+
+  /** Where the cluster is when neither {@code --endpoints} nor {@code NOVA_ENDPOINTS} says. */
+  public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7701,127.0.0.1:7702,127.0.0.1:7703";
+
+  @Option(
+      names = "--endpoints",
+      scope = ScopeType.INHERIT,
+      paramLabel = "HOST:PORT,...",
+      defaultValue = "${env:NOVA_ENDPOINTS:-" + DEFAULT_ENDPOINTS + "}",
+      description = "API addresses of the cluster's nodes (default: $NOVA_ENDPOINTS, else "
+          + DEFAULT_ENDPOINTS + ").")
+  String endpoints;
+
+  @Option(
+      names = "--timeout",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Timeout of each request to the cluster, e.g. 500ms, 10s, 1m (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "Print stack traces of errors.")
+  boolean verbose;
+
+  @Spec CommandSpec spec;
+
+  private final InputStream in;
+  private final OutputStream out;
+  private final PrintStream err;
+
+  public Main(InputStream in, OutputStream out, PrintStream err) {
+    this.in = in;
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) {
+    PrintStream err = new PrintStream(System.err, true, StandardCharsets.UTF_8);
+    System.exit(run(System.in, System.out, err, args));
+  }
+
+  /** Runs one command line and returns its exit code; never calls {@code System.exit}. */
+  public static int run(InputStream in, OutputStream out, PrintStream err, String... args) {
+    Main main = new Main(in, out, err);
+    CommandLine cmd = new CommandLine(main);
+    cmd.setOut(new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+    cmd.setErr(new PrintWriter(err, true));
+    cmd.setParameterExceptionHandler(Main::handleParameterException);
+    cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> main.handleFailure(e));
+    return cmd.execute(args);
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing a command");
+  }
+
+  /** The standard input (records for {@code append}). */
+  public InputStream in() {
+    return in;
+  }
+
+  /** The standard output: data only. */
+  public OutputStream out() {
+    return out;
+  }
+
+  /** The standard error: messages, progress, warnings. */
+  public PrintStream err() {
+    return err;
+  }
+
+  /** A client for {@code --endpoints} with {@code --timeout}; the caller closes it. */
+  public NovaClient newClient() {
+    return NovaClient.builder().endpoints(endpoints).requestTimeout(timeout).build();
+  }
+
+  /** The {@code --endpoints} value. */
+  public String endpoints() {
+    return endpoints;
+  }
+
+  /** Reports a failure on one line of stderr and returns its exit code. */
+  public int handleFailure(Throwable e) {
+    err.println("nova: " + ExitCodes.message(e));
+    if (verbose) {
+      e.printStackTrace(err);
+    }
+    return ExitCodes.of(e);
+  }
+
+  /** Finds the {@link Main} running the given command, to reach its streams and global options. */
+  public static Main of(CommandSpec spec) {
+    return (Main) spec.root().userObject();
+  }
+
+  private static int handleParameterException(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage().replaceAll("[\\r\\n]+", " ")
+        + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+    err.flush();
+    return ExitCodes.USAGE;
+  }
+
+  /** Reports the project version from the build. */
+  public static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream s = Main.class.getResourceAsStream("version.properties")) {
+        if (s != null) {
+          p.load(s);
+        }
+      }
+      return new String[] {"nova " + p.getProperty("version", "unknown")};
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.nova.cli.commands;
+
+import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
+import io.nova.cli.Main;
+import io.nova.cli.dev.DevCluster;
+import io.nova.cli.dev.DevClusterPlan;
+import io.nova.cluster.config.NodeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dev}: a local cluster of separate node processes, for trying Nova and for crash experiments
+ * ({@code kill -9} a node). Runs until Ctrl-C, which stops every node.
+ */
+@Command(name = "dev", mixinStandardHelpOptions = true,
+    description = {
+      "Start a local cluster: one OS process per node (api ports 7701.., raft ports 7801..), create "
+          + "the basin 'demo', print endpoints, PIDs and log files, and wait. Ctrl-C stops every node.",
+      "A node that dies is reported, not restarted."
+    })
+public final class DevCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--nodes", defaultValue = "3", paramLabel = "N",
+      description = "Number of nodes, 1-" + DevClusterPlan.NODES_MAX + " (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "Data folder (one sub-folder per node); reusing it restarts the same cluster. "
+          + "Default: a fresh temporary folder.")
+  Path dataDir;
+
+  @Option(names = "--shards", paramLabel = "N",
+      description = "Shard groups hosting streams (default: " + NodeConfig.DEFAULT_SHARD_COUNT + ").")
+  Integer shards;
+
+  @Option(names = "--ready-timeout", paramLabel = "DURATION", defaultValue = "60s",
+      converter = io.nova.cli.DurationConverter.class,
+      description = "How long to wait for the cluster to answer (default: ${DEFAULT-VALUE}).")
+  java.time.Duration readyTimeout;
+
+  @Override
+  public Integer call() throws Exception {
+    if (nodes < 1 || nodes > DevClusterPlan.NODES_MAX) {
+      throw new InputException("--nodes must be between 1 and " + DevClusterPlan.NODES_MAX);
+    }
+    Main main = Main.of(spec);
+    Path dir = dataDir != null ? dataDir.toAbsolutePath() : Files.createTempDirectory("nova-dev-");
+    DevClusterPlan plan = DevClusterPlan.of(nodes, dir,
+        shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards);
+    try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout)) {
+      return cluster.runUntilStopped();
+    } catch (DevCluster.StartFailure e) {
+      main.err().println("nova: " + e.getMessage());
+      return ExitCodes.FAILURE;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package io.nova.cli.commands;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.nova.cli.ExitCodes;
+import io.nova.cli.Main;
+import io.nova.cluster.config.NodeConfig;
+import io.nova.gateway.NovaServer;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code server}: runs one node in the foreground until the process is told to stop. SIGTERM or
+ * Ctrl-C runs a shutdown hook that closes the node cleanly (gateway, then Raft server).
+ */
+@Command(name = "server", mixinStandardHelpOptions = true,
+    description = "Run one node of a cluster from its YAML configuration, until SIGTERM or Ctrl-C.")
+public final class ServerCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--config", required = true, paramLabel = "FILE",
+      description = "The node's YAML configuration (see docs/cli.md).")
+  Path config;
+
+  @Override
+  public Integer call() throws Exception {
+    // A node logs its own lifecycle at INFO; the CLI's client verbs stay quiet (logback.xml).
+    ((Logger) LoggerFactory.getLogger("io.nova")).setLevel(Level.INFO);
+    Main main = Main.of(spec);
+    NodeConfig nodeConfig = NodeConfig.load(config);
+    NovaServer server = NovaServer.start(nodeConfig);
+    Thread hook = new Thread(server::close, "nova-server-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    main.err().println("nova: node " + nodeConfig.nodeId() + " serving on "
+        + nodeConfig.self().apiAddress() + " (raft " + nodeConfig.self().raftAddress()
+        + ", data " + nodeConfig.dataDir() + ")");
+    server.awaitTermination();
+    return ExitCodes.OK;
+  }
+}

@@ -1,0 +1,246 @@
+package io.nova.cli.dev;
+
+import io.nova.cli.ExitCodes;
+import io.nova.client.NovaClient;
+import io.nova.client.errors.AlreadyExistsException;
+import io.nova.client.errors.NovaException;
+import io.nova.cluster.config.HostPort;
+import io.nova.cluster.config.NodeConfig;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a {@link DevClusterPlan} as one child JVM per node ({@code nova server --config node.yaml}), so a
+ * node can be killed like a real one. Children run with this JVM's java binary and class path, their
+ * stdout and stderr appended to {@code node.log}.
+ *
+ * <p>Lifecycle: {@link #runUntilStopped()} checks the ports, writes the configurations, starts the nodes,
+ * waits (bounded) until the cluster answers by creating the basin {@code demo}, prints where everything
+ * is and then waits for the nodes. A shutdown hook (Ctrl-C, SIGTERM) and {@link #close()} stop every
+ * child: SIGTERM first, then a forced kill after {@link #STOP_GRACE}. A node that dies is reported once
+ * and not restarted.
+ *
+ * <p>Not thread-safe except {@link #stopAll()}, which the shutdown hook may call concurrently.
+ */
+public final class DevCluster implements AutoCloseable {
+
+  /** How long stopped nodes get to exit cleanly before they are killed. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(10);
+  static final Duration POLL_BACKOFF_MIN = Duration.ofMillis(200);
+  static final Duration POLL_BACKOFF_MAX = Duration.ofSeconds(1);
+  static final Duration POLL_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+  /** The basin every dev cluster has. */
+  public static final String DEMO_BASIN = "demo";
+
+  /** The cluster could not be started; the message says why, on one line. */
+  public static final class StartFailure extends Exception {
+    StartFailure(String message) {
+      super(message);
+    }
+  }
+
+  private record Node(NodeConfig config, Process process, Path log) {}
+
+  private final DevClusterPlan plan;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Duration readyTimeout;
+  private final List<Node> nodes = new ArrayList<>();
+  private final Thread shutdownHook = new Thread(this::stopAll, "nova-dev-shutdown");
+  private volatile boolean stopping;
+
+  public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout) {
+    this.plan = plan;
+    this.out = new PrintStream(out, true, StandardCharsets.UTF_8);
+    this.err = err;
+    this.readyTimeout = readyTimeout;
+  }
+
+  /**
+   * Starts the cluster and blocks until every node has exited (or the JVM is stopped).
+   *
+   * @return {@link ExitCodes#FAILURE} once all nodes have died on their own
+   * @throws StartFailure when a port is taken, a node dies during startup, or the cluster does not
+   *     answer within the ready timeout
+   */
+  public int runUntilStopped() throws StartFailure, IOException, InterruptedException {
+    checkPortsFree();
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    for (NodeConfig config : plan.configs()) {
+      start(config);
+    }
+    awaitReady();
+    printSummary();
+    for (Node node : nodes) {
+      node.process().onExit().thenAccept(p -> reportExit(node));
+    }
+    try {
+      CompletableFuture.allOf(nodes.stream().map(n -> n.process().onExit())
+          .toArray(CompletableFuture[]::new)).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("waiting for nodes failed", e);
+    }
+    if (stopping) {
+      return ExitCodes.OK;
+    }
+    err.println("nova: every node has exited");
+    return ExitCodes.FAILURE;
+  }
+
+  private void checkPortsFree() throws StartFailure {
+    for (NodeConfig config : plan.configs()) {
+      var self = config.self();
+      checkPortFree(self.apiAddress(), "API port of node " + self.id());
+      checkPortFree(self.raftAddress(), "Raft port of node " + self.id());
+    }
+  }
+
+  /** Binds the port on every interface for a moment; a listener anywhere on it makes that fail. */
+  static void checkPortFree(String address, String what) throws StartFailure {
+    int port = HostPort.parse(address, what).port();
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress(port));
+    } catch (BindException e) {
+      throw new StartFailure("port " + port + " (" + what + ") is already in use; is another "
+          + "'nova dev' or nova node running?");
+    } catch (IOException e) {
+      throw new StartFailure("cannot check port " + port + " (" + what + "): " + e.getMessage());
+    }
+  }
+
+  private void start(NodeConfig config) throws IOException {
+    String id = config.nodeId();
+    Files.createDirectories(config.dataDir());
+    config.write(plan.configFile(id));
+    Path log = plan.logFile(id);
+    ProcessBuilder builder = new ProcessBuilder(command(plan.configFile(id)))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Process process = builder.start();
+    process.getOutputStream().close();
+    synchronized (nodes) {
+      nodes.add(new Node(config, process, log));
+    }
+    err.println("nova: started node " + id + " (pid " + process.pid() + ", log " + log + ")");
+  }
+
+  /** {@code java [NOVA_NODE_JAVA_OPTS] -cp <this class path> io.nova.cli.Main server --config FILE}. */
+  static List<String> command(Path configFile) {
+    String java = ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    String opts = System.getenv("NOVA_NODE_JAVA_OPTS");
+    if (opts != null && !opts.isBlank()) {
+      command.addAll(List.of(opts.trim().split("\\s+")));
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.nova.cli.Main",
+        "server", "--config", configFile.toAbsolutePath().toString()));
+    return command;
+  }
+
+  /** Polls (with backoff, bounded by the ready timeout) until the cluster creates the demo basin. */
+  private void awaitReady() throws StartFailure, InterruptedException {
+    long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
+    Duration backoff = POLL_BACKOFF_MIN;
+    String lastError = "no answer yet";
+    try (NovaClient client = NovaClient.builder().endpoints(plan.endpoints())
+        .requestTimeout(POLL_REQUEST_TIMEOUT).retryBudget(Duration.ZERO).build()) {
+      while (true) {
+        for (Node node : nodes) {
+          if (!node.process().isAlive()) {
+            throw new StartFailure("node " + node.config().nodeId() + " exited during startup with code "
+                + node.process().exitValue() + "; see " + node.log());
+          }
+        }
+        try {
+          client.createBasin(DEMO_BASIN);
+          return;
+        } catch (AlreadyExistsException e) {
+          return;
+        } catch (NovaException e) {
+          lastError = ExitCodes.message(e);
+        }
+        if (System.nanoTime() + backoff.toNanos() > deadlineNanos) {
+          throw new StartFailure("the cluster did not answer within " + readyTimeout.toSeconds()
+              + " s (last error: " + lastError + "); see the logs under " + plan.dataDir());
+        }
+        Thread.sleep(backoff.toMillis());
+        backoff = backoff.multipliedBy(2).compareTo(POLL_BACKOFF_MAX) > 0
+            ? POLL_BACKOFF_MAX : backoff.multipliedBy(2);
+      }
+    }
+  }
+
+  private void printSummary() {
+    out.println("Nova dev cluster ready: " + nodes.size() + (nodes.size() == 1 ? " node" : " nodes")
+        + ", data in " + plan.dataDir());
+    out.println("endpoints: " + plan.endpoints());
+    for (Node node : nodes) {
+      var self = node.config().self();
+      out.println("  " + self.id() + "  pid " + node.process().pid() + "  api " + self.apiAddress()
+          + "  raft " + self.raftAddress() + "  log " + node.log());
+    }
+    out.println("basin: " + DEMO_BASIN);
+    out.println();
+    out.println("Try (in another terminal):");
+    out.println("  export NOVA_ENDPOINTS=" + plan.endpoints());
+    out.println("  ./nova create-stream nova://demo/events");
+    out.println("  printf 'hello\\nworld\\n' | ./nova append nova://demo/events");
+    out.println("  ./nova read nova://demo/events");
+    out.println("Press Ctrl-C to stop every node.");
+  }
+
+  private void reportExit(Node node) {
+    if (!stopping) {
+      err.println("nova: node " + node.config().nodeId() + " (pid " + node.process().pid()
+          + ") exited with code " + node.process().exitValue() + "; it is not restarted. Log: "
+          + node.log());
+    }
+  }
+
+  /** Stops every child: SIGTERM, then a forced kill of those still alive after the grace period. */
+  public void stopAll() {
+    stopping = true;
+    List<Node> snapshot;
+    synchronized (nodes) {
+      snapshot = List.copyOf(nodes);
+    }
+    snapshot.forEach(n -> n.process().destroy());
+    long deadlineNanos = System.nanoTime() + STOP_GRACE.toNanos();
+    for (Node n : snapshot) {
+      try {
+        long leftNanos = Math.max(0, deadlineNanos - System.nanoTime());
+        if (!n.process().waitFor(leftNanos, TimeUnit.NANOSECONDS)) {
+          n.process().destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        n.process().destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    stopAll();
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      // The JVM is already shutting down (the hook is running), or the hook was never added.
+    }
+  }
+}

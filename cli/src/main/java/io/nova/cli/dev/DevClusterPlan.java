@@ -1,0 +1,64 @@
+package io.nova.cli.dev;
+
+import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.PeerAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The layout of a {@code nova dev} cluster: node {@code n<i>} (i from 1) serves its API on
+ * {@code 127.0.0.1:770<i>} and Raft on {@code 127.0.0.1:780<i>}; its folder {@code DIR/n<i>} holds
+ * {@code node.yaml}, {@code node.log} and the data folder {@code data}.
+ *
+ * @param dataDir the cluster's folder
+ * @param configs one configuration per node, in id order
+ */
+public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
+
+  public static final String HOST = "127.0.0.1";
+  public static final int API_PORT_BASE = 7700;
+  public static final int RAFT_PORT_BASE = 7800;
+  /** Keeps every port within its block of 100 and the machine usable. */
+  public static final int NODES_MAX = 9;
+
+  public DevClusterPlan {
+    configs = List.copyOf(configs);
+  }
+
+  /** The plan for {@code nodes} nodes under {@code dataDir} with {@code shards} shard groups. */
+  public static DevClusterPlan of(int nodes, Path dataDir, int shards) {
+    if (nodes < 1 || nodes > NODES_MAX) {
+      throw new IllegalArgumentException("nodes must be between 1 and " + NODES_MAX + ", got " + nodes);
+    }
+    List<PeerAddress> peers = new ArrayList<>();
+    for (int i = 1; i <= nodes; i++) {
+      peers.add(new PeerAddress("n" + i, HOST + ":" + (RAFT_PORT_BASE + i), HOST + ":" + (API_PORT_BASE + i)));
+    }
+    List<NodeConfig> configs = new ArrayList<>();
+    for (PeerAddress p : peers) {
+      configs.add(new NodeConfig(NodeConfig.DEFAULT_CLUSTER_NAME, p.id(),
+          dataDir.resolve(p.id()).resolve("data"), shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+    }
+    return new DevClusterPlan(dataDir, configs);
+  }
+
+  /** The node's folder. */
+  public Path nodeDir(String nodeId) {
+    return dataDir.resolve(nodeId);
+  }
+
+  public Path configFile(String nodeId) {
+    return nodeDir(nodeId).resolve("node.yaml");
+  }
+
+  public Path logFile(String nodeId) {
+    return nodeDir(nodeId).resolve("node.log");
+  }
+
+  /** The API addresses, comma-separated, for {@code --endpoints} or {@code NOVA_ENDPOINTS}. */
+  public String endpoints() {
+    return configs.get(0).nodes().stream().map(PeerAddress::apiAddress).collect(Collectors.joining(","));
+  }
+}

@@ -1,0 +1,163 @@
+package io.nova.cli.io;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nova.cli.InputException;
+import io.nova.client.AppendRecord;
+import io.nova.client.Header;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * JSON input: one object per line,
+ * {@code {"headers":[["name","value"],...],"body":"..."}}. Strings are encoded as UTF-8. Binary data
+ * goes in {@code "body_base64"} instead of {@code "body"}, and {@code "headers_base64"} (pairs of base64
+ * strings) instead of {@code "headers"}; an optional {@code "timestamp"} (ms since the epoch) asks for a
+ * client timestamp. {@code "seq_num"} is ignored, so the output of {@code nova read --format json} can be
+ * appended again. Any other key, a missing body, or malformed JSON is an error naming the line. Blank
+ * lines are skipped.
+ */
+public final class JsonRecordSource implements RecordSource {
+
+  /** A JSON line may escape every body byte (up to 6 characters each), plus headers and keys. */
+  static final int LINE_BYTES_MAX = 8 * 1024 * 1024;
+
+  private static final Set<String> KEYS =
+      Set.of("headers", "headers_base64", "body", "body_base64", "timestamp", "seq_num");
+
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private final LineReader lines;
+
+  public JsonRecordSource(InputStream in) {
+    this.lines = new LineReader(in, LINE_BYTES_MAX, "JSON line");
+  }
+
+  @Override
+  public InputRecord next() throws IOException {
+    while (true) {
+      byte[] line = lines.next();
+      if (line == null) {
+        return null;
+      }
+      if (new String(line, StandardCharsets.UTF_8).isBlank()) {
+        continue;
+      }
+      long lineNumber = lines.lineNumber();
+      AppendRecord record = parse(line, lineNumber);
+      long metered = Metering.meteredBytes(record);
+      if (metered > Metering.RECORD_BYTES_MAX) {
+        throw error(lineNumber, "record of " + metered + " metered bytes exceeds the limit of "
+            + Metering.RECORD_BYTES_MAX + " (1 MiB)");
+      }
+      return new InputRecord(lineNumber, record, metered);
+    }
+  }
+
+  /** Parses one JSON line into a record. */
+  static AppendRecord parse(byte[] line, long lineNumber) {
+    JsonNode node;
+    try {
+      node = MAPPER.readTree(line);
+    } catch (JsonProcessingException e) {
+      throw error(lineNumber, "invalid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw error(lineNumber, "invalid JSON: " + e.getMessage());
+    }
+    if (node == null || !node.isObject()) {
+      throw error(lineNumber, "expected a JSON object like {\"body\":\"...\"}");
+    }
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String key = it.next();
+      if (!KEYS.contains(key)) {
+        throw error(lineNumber, "unknown key \"" + key + "\" (expected headers, body, body_base64, "
+            + "headers_base64, timestamp)");
+      }
+    }
+    byte[] body = bytes(node, "body", "body_base64", lineNumber);
+    if (body == null) {
+      throw error(lineNumber, "missing \"body\" (or \"body_base64\")");
+    }
+    List<Header> headers = headers(node, lineNumber);
+    Long timestampMs = null;
+    JsonNode ts = node.get("timestamp");
+    if (ts != null && !ts.isNull()) {
+      if (!ts.canConvertToExactIntegral() || !ts.canConvertToLong() || ts.asLong() < 0) {
+        throw error(lineNumber, "\"timestamp\" must be a non-negative integer (ms since the epoch)");
+      }
+      timestampMs = ts.asLong();
+    }
+    return new AppendRecord(timestampMs, headers, body);
+  }
+
+  private static byte[] bytes(JsonNode node, String textKey, String base64Key, long lineNumber) {
+    JsonNode text = node.get(textKey);
+    JsonNode base64 = node.get(base64Key);
+    if (text != null && base64 != null) {
+      throw error(lineNumber, "give either \"" + textKey + "\" or \"" + base64Key + "\", not both");
+    }
+    if (text != null) {
+      return string(text, textKey, lineNumber).getBytes(StandardCharsets.UTF_8);
+    }
+    if (base64 != null) {
+      return decode(string(base64, base64Key, lineNumber), base64Key, lineNumber);
+    }
+    return null;
+  }
+
+  private static List<Header> headers(JsonNode node, long lineNumber) {
+    JsonNode text = node.get("headers");
+    JsonNode base64 = node.get("headers_base64");
+    if (text != null && base64 != null) {
+      throw error(lineNumber, "give either \"headers\" or \"headers_base64\", not both");
+    }
+    JsonNode array = text != null ? text : base64;
+    String key = text != null ? "headers" : "headers_base64";
+    if (array == null || array.isNull()) {
+      return List.of();
+    }
+    if (!array.isArray()) {
+      throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
+    }
+    List<Header> headers = new ArrayList<>(array.size());
+    for (JsonNode pair : array) {
+      if (!pair.isArray() || pair.size() != 2) {
+        throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
+      }
+      String name = string(pair.get(0), key, lineNumber);
+      String value = string(pair.get(1), key, lineNumber);
+      headers.add(text != null
+          ? new Header(name.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
+          : new Header(decode(name, key, lineNumber), decode(value, key, lineNumber)));
+    }
+    return headers;
+  }
+
+  private static String string(JsonNode node, String key, long lineNumber) {
+    if (!node.isTextual()) {
+      throw error(lineNumber, "\"" + key + "\" must hold strings");
+    }
+    return node.asText();
+  }
+
+  private static byte[] decode(String base64, String key, long lineNumber) {
+    try {
+      return Base64.getDecoder().decode(base64);
+    } catch (IllegalArgumentException e) {
+      throw error(lineNumber, "\"" + key + "\" is not valid base64: " + e.getMessage());
+    }
+  }
+
+  private static InputException error(long lineNumber, String message) {
+    return new InputException("line " + lineNumber + ": " + message);
+  }
+}

@@ -1,0 +1,40 @@
+package io.nova.cli.io;
+
+import io.nova.cli.InputException;
+import io.nova.client.AppendRecord;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * Text input: every line is one record whose body is the line's raw bytes without its {@code '\n'}.
+ * An empty line is a record with an empty body; a {@code '\r'} before the newline stays in the body; a
+ * last line without a newline is still a record.
+ */
+public final class TextRecordSource implements RecordSource {
+
+  /** The longest body whose metered size fits {@link Metering#RECORD_BYTES_MAX}. */
+  static final int BODY_BYTES_MAX =
+      (int) (Metering.RECORD_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES);
+
+  private final LineReader lines;
+
+  public TextRecordSource(InputStream in) {
+    // Read one byte past the limit so the error can tell "too large" from "exactly at the limit".
+    this.lines = new LineReader(in, BODY_BYTES_MAX + 1, "record");
+  }
+
+  @Override
+  public InputRecord next() throws IOException {
+    byte[] body = lines.next();
+    if (body == null) {
+      return null;
+    }
+    AppendRecord record = AppendRecord.of(body);
+    long metered = Metering.meteredBytes(record);
+    if (metered > Metering.RECORD_BYTES_MAX) {
+      throw new InputException("line " + lines.lineNumber() + ": record of " + metered
+          + " metered bytes exceeds the limit of " + Metering.RECORD_BYTES_MAX + " (1 MiB)");
+    }
+    return new InputRecord(lines.lineNumber(), record, metered);
+  }
+}

@@ -1,0 +1,99 @@
+package io.nova.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Proves the command line's contract without a cluster: usage and input errors exit 2 with one line on
+ * stderr and nothing on stdout, before anything is sent. The endpoint is a closed port, so a command
+ * that wrongly reached the network would fail with exit code 1 instead.
+ */
+class MainTest {
+
+  record Result(int exitCode, String out, String err) {}
+
+  static Result run(String stdin, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Main.run(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), out,
+        new PrintStream(err, true, StandardCharsets.UTF_8), args);
+    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static final String NOWHERE = "--endpoints=127.0.0.1:1";
+
+  @Test
+  void versionPrintsTheProjectVersion() {
+    Result r = run("", "--version");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).startsWith("nova ").doesNotContain("unknown");
+  }
+
+  @Test
+  void helpListsEveryVerb() {
+    Result r = run("", "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("dev", "server", "cluster", "create-basin", "create-stream", "ls",
+        "delete-stream", "delete-basin", "append", "read", "check-tail", "fence", "fencing-token");
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', value = {
+      "''                                         | missing a command",
+      "bogus                                      | Unmatched argument",
+      "append                                     | Missing required parameter",
+      "read nova://b/s --seq-num 1 --timestamp 2  | mutually exclusive",
+      "read nova://b/s --count x                  | --count",
+      "read nova://b/s --timeout -5s              | duration",
+      "append nova://b/s --format xml             | --format",
+      "read nova://b/s --count 0                  | --count must be at least 1",
+      "read nova://b                              | nova://BASIN/STREAM",
+      "append b/s                                 | nova://BASIN/STREAM",
+      "check-tail nova:///s                       | nova://BASIN/STREAM",
+      "create-stream 'nova://b/s t'               | whitespace",
+      "delete-basin 'a b'                         | bad basin",
+      "ls 'nova://a b'                            | bad basin",
+      "cluster                                    | missing a subcommand",
+      "server                                     | --config",
+  })
+  void usageAndAddressErrorsExit2(String args, String expected) {
+    String[] argv = args.isEmpty() ? new String[] {NOWHERE}
+        : (NOWHERE + " " + args.replace("'nova://b/s t'", "nova://b/s\tt").replace("'a b'", "a\tb")
+            .replace("'nova://a b'", "nova://a\tb")).split(" ");
+    Result r = run("", argv);
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).contains(expected);
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void badJsonInputExits2NamingTheLine() {
+    Result r = run("{\"body\":\"a\"}\n{\"body\":\n", NOWHERE, "append", "nova://b/s", "--format", "json");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("line 2: invalid JSON");
+    assertThat(r.err()).contains("appended 0 records");
+  }
+
+  @Test
+  void missingInputFileExits1() {
+    Result r = run("", NOWHERE, "append", "nova://b/s", "-i", "/nonexistent/file");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).contains("/nonexistent/file");
+  }
+
+  @Test
+  void globalOptionsWorkAfterTheVerbToo() {
+    Result r = run("", "create-basin", "b", "--endpoints", "127.0.0.1:1", "--timeout", "1s");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).startsWith("nova: ").contains("127.0.0.1:1");
+    assertThat(r.err().strip().lines()).hasSize(1);
+  }
+}

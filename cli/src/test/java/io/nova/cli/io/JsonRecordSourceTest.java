@@ -1,0 +1,102 @@
+package io.nova.cli.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nova.cli.InputException;
+import io.nova.client.Header;
+import io.nova.client.SequencedRecord;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Proves JSON input parsing, its line-numbered errors, and that JSON output parses back. */
+class JsonRecordSourceTest {
+
+  private static JsonRecordSource source(String text) {
+    return new JsonRecordSource(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void parsesHeadersBodyAndTimestamp() throws IOException {
+    JsonRecordSource s = source(
+        "{\"headers\":[[\"k\",\"v\"],[\"\",\"é\"]],\"body\":\"héllo\"}\n{\"body\":\"\",\"timestamp\":42}");
+    InputRecord first = s.next();
+    assertThat(first.record().headers()).containsExactly(
+        new Header("k".getBytes(), "v".getBytes()), new Header(new byte[0], "é".getBytes(StandardCharsets.UTF_8)));
+    assertThat(first.record().body()).isEqualTo("héllo".getBytes(StandardCharsets.UTF_8));
+    assertThat(first.record().timestampMs()).isNull();
+    assertThat(first.meteredBytes()).isEqualTo(8 + 2 * 2 + 2 + 2 + 6);
+    InputRecord second = s.next();
+    assertThat(second.record().body()).isEmpty();
+    assertThat(second.record().timestampMs()).isEqualTo(42L);
+    assertThat(second.lineNumber()).isEqualTo(2);
+    assertThat(s.next()).isNull();
+  }
+
+  @Test
+  void decodesBase64AndSkipsBlankLinesKeepingLineNumbers() throws IOException {
+    JsonRecordSource s = source("\n  \n{\"body_base64\":\"/wA=\",\"headers_base64\":[[\"AA==\",\"\"]]}\n");
+    InputRecord r = s.next();
+    assertThat(r.lineNumber()).isEqualTo(3);
+    assertThat(r.record().body()).containsExactly((byte) 0xff, 0);
+    assertThat(r.record().headers()).containsExactly(new Header(new byte[] {0}, new byte[0]));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "not json",
+      "{\"body\":\"x\"} trailing",
+      "[1,2]",
+      "{\"headers\":[]}",
+      "{\"body\":1}",
+      "{\"body\":\"x\",\"bodyy\":\"y\"}",
+      "{\"body\":\"x\",\"body_base64\":\"eA==\"}",
+      "{\"body\":\"x\",\"headers\":[[\"only-name\"]]}",
+      "{\"body\":\"x\",\"headers\":{\"k\":\"v\"}}",
+      "{\"body_base64\":\"%%%\"}",
+      "{\"body\":\"x\",\"timestamp\":-1}",
+      "{\"body\":\"x\",\"timestamp\":1.5}",
+  })
+  void rejectsMalformedLinesNamingTheLine(String bad) throws IOException {
+    JsonRecordSource s = source("{\"body\":\"ok\"}\n" + bad + "\n");
+    s.next();
+    assertThatThrownBy(s::next).isInstanceOf(InputException.class).hasMessageStartingWith("line 2: ");
+  }
+
+  @Test
+  void rejectsARecordOverOneMebibyte() {
+    String body = "x".repeat((int) Metering.RECORD_BYTES_MAX);
+    assertThatThrownBy(() -> source("{\"body\":\"" + body + "\"}").next())
+        .isInstanceOf(InputException.class).hasMessageContaining("line 1:").hasMessageContaining("1 MiB");
+  }
+
+  @Test
+  void readOutputParsesBackToTheSameRecord() throws IOException {
+    byte[] binary = {(byte) 0xff, (byte) 0xfe, 'a'};
+    List<SequencedRecord> records = List.of(
+        new SequencedRecord(7, 1000, List.of(new Header("n".getBytes(), "v".getBytes())), "text \"q\"\n".getBytes()),
+        new SequencedRecord(8, 1001, List.of(new Header(binary, "v".getBytes())), binary));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    JsonRecordSink sink = new JsonRecordSink(out);
+    for (SequencedRecord r : records) {
+      sink.write(r);
+    }
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertThat(text.lines()).hasSize(2);
+    assertThat(text.lines().toList().get(0)).contains("\"body\":\"text \\\"q\\\"\\n\"").contains("\"seq_num\":7");
+    assertThat(text.lines().toList().get(1)).contains("\"body_base64\"").contains("\"headers_base64\"");
+    JsonRecordSource back = new JsonRecordSource(new ByteArrayInputStream(out.toByteArray()));
+    for (SequencedRecord r : records) {
+      InputRecord in = back.next();
+      assertThat(in.record().body()).isEqualTo(r.body());
+      assertThat(in.record().headers()).isEqualTo(r.headers());
+      assertThat(in.record().timestampMs()).isEqualTo(r.timestampMs());
+    }
+  }
+}
