@@ -6,7 +6,9 @@ import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
+import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
+import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.dataplane.DataPlaneService;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
@@ -71,8 +73,8 @@ public final class NovaServer implements AutoCloseable {
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(api.host(), api.port()))
         .executor(executor)
         .maxInboundMessageSize(8 * 1024 * 1024)
-        .addService(new DataPlaneService(router, clock))
-        .addService(new ControlPlaneService(router, status::read))
+        .addService(new DataPlaneService(new DataPlane(router, clock)))
+        .addService(new ControlPlaneService(new ControlPlane(router), status::read))
         .build();
     try {
       grpc.start();

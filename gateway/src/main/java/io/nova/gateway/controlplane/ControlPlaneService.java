@@ -1,22 +1,7 @@
 package io.nova.gateway.controlplane;
 
 import io.grpc.stub.StreamObserver;
-import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.UnaryCalls;
-import io.nova.gateway.routing.GroupClients;
-import io.nova.gateway.routing.StreamRouter;
-import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.CreateBasinCommand;
-import io.nova.proto.internal.CreateStreamMetaCommand;
-import io.nova.proto.internal.DeleteBasinCommand;
-import io.nova.proto.internal.DeleteStreamCommand;
-import io.nova.proto.internal.DeleteStreamMetaCommand;
-import io.nova.proto.internal.MetaCommand;
-import io.nova.proto.internal.MetaQuery;
-import io.nova.proto.internal.MetaQueryResult;
-import io.nova.proto.internal.MetaResult;
-import io.nova.proto.internal.ShardCommand;
-import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.ControlPlaneGrpc;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.CreateBasinResponse;
@@ -34,134 +19,57 @@ import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
-import io.nova.proto.v1.StreamInfo;
 import java.util.function.Supplier;
 
-/**
- * The gRPC control plane: basins and streams live in the meta group; a stream is also created in (and
- * deleted from) the shard group the meta group assigned it to. Thread-safe.
- *
- * <p>Create-stream registers the stream in the meta group first, then creates it in its shard; delete
- * removes it from the shard first (so writes stop), then from the meta group. Either can be interrupted
- * by a crash between the two steps; repeating the call, or any data-plane call (see
- * {@link StreamRouter}), completes it.
- */
+/** The gRPC face of the {@link ControlPlane}, plus the cluster status this node reports. */
 public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImplBase {
 
-  private final StreamRouter router;
-  private final GroupClients groups;
+  private final ControlPlane controlPlane;
   private final Supplier<GetClusterStatusResponse> clusterStatus;
 
-  public ControlPlaneService(StreamRouter router, Supplier<GetClusterStatusResponse> clusterStatus) {
-    this.router = router;
-    this.groups = router.groups();
+  public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus) {
+    this.controlPlane = controlPlane;
     this.clusterStatus = clusterStatus;
   }
 
   @Override
   public void createBasin(CreateBasinRequest request, StreamObserver<CreateBasinResponse> observer) {
-    UnaryCalls.serve("CreateBasin", observer, () -> {
-      RequestChecks.basinName(request.getBasin());
-      MetaResult result = writeMeta(MetaCommand.newBuilder()
-          .setCreateBasin(CreateBasinCommand.newBuilder().setBasin(request.getBasin())));
-      return CreateBasinResponse.newBuilder().setBasin(result.getBasin()).build();
-    });
+    UnaryCalls.serve("CreateBasin", observer, () -> controlPlane.createBasin(request));
   }
 
   @Override
   public void listBasins(ListBasinsRequest request, StreamObserver<ListBasinsResponse> observer) {
-    UnaryCalls.serve("ListBasins", observer, () -> {
-      RequestChecks.listLimit(request.getLimit());
-      return queryMeta(MetaQuery.newBuilder().setListBasins(request)).getBasins();
-    });
+    UnaryCalls.serve("ListBasins", observer, () -> controlPlane.listBasins(request));
   }
 
   @Override
   public void deleteBasin(DeleteBasinRequest request, StreamObserver<DeleteBasinResponse> observer) {
-    UnaryCalls.serve("DeleteBasin", observer, () -> {
-      RequestChecks.basinName(request.getBasin());
-      writeMeta(MetaCommand.newBuilder()
-          .setDeleteBasin(DeleteBasinCommand.newBuilder().setBasin(request.getBasin())));
-      return DeleteBasinResponse.getDefaultInstance();
-    });
+    UnaryCalls.serve("DeleteBasin", observer, () -> controlPlane.deleteBasin(request));
   }
 
   @Override
   public void createStream(CreateStreamRequest request, StreamObserver<CreateStreamResponse> observer) {
-    UnaryCalls.serve("CreateStream", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      MetaResult result;
-      try {
-        result = writeMeta(MetaCommand.newBuilder().setCreateStream(CreateStreamMetaCommand.newBuilder()
-            .setBasin(request.getBasin()).setStream(request.getStream())));
-      } catch (GatewayException e) {
-        if (e.detail().hasAlreadyExists()) {
-          // The stream exists in the meta group; make sure an interrupted create also reached its shard.
-          router.createInShard(router.directory().lookUp(request.getBasin(), request.getStream()));
-        }
-        throw e;
-      }
-      StreamInfo info = result.getStream();
-      router.createInShard(info);
-      return CreateStreamResponse.newBuilder().setStream(info).build();
-    });
+    UnaryCalls.serve("CreateStream", observer, () -> controlPlane.createStream(request));
   }
 
   @Override
   public void getStream(GetStreamRequest request, StreamObserver<GetStreamResponse> observer) {
-    UnaryCalls.serve("GetStream", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
-      return GetStreamResponse.newBuilder().setStream(info).build();
-    });
+    UnaryCalls.serve("GetStream", observer, () -> controlPlane.getStream(request));
   }
 
   @Override
   public void listStreams(ListStreamsRequest request, StreamObserver<ListStreamsResponse> observer) {
-    UnaryCalls.serve("ListStreams", observer, () -> {
-      RequestChecks.basinName(request.getBasin());
-      RequestChecks.listLimit(request.getLimit());
-      return queryMeta(MetaQuery.newBuilder().setListStreams(request)).getStreams();
-    });
+    UnaryCalls.serve("ListStreams", observer, () -> controlPlane.listStreams(request));
   }
 
   @Override
   public void deleteStream(DeleteStreamRequest request, StreamObserver<DeleteStreamResponse> observer) {
-    UnaryCalls.serve("DeleteStream", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
-      ShardResult shard = groups.write(info.getShard(), ShardCommand.newBuilder()
-          .setDeleteStream(DeleteStreamCommand.newBuilder().setStreamId(info.getStreamId()))
-          .build());
-      if (shard.hasError() && !shard.getError().hasNotFound()) {
-        throw new GatewayException(shard.getError());
-      }
-      router.directory().forget(request.getBasin(), request.getStream());
-      writeMeta(MetaCommand.newBuilder().setDeleteStream(DeleteStreamMetaCommand.newBuilder()
-          .setBasin(request.getBasin()).setStream(request.getStream())));
-      return DeleteStreamResponse.getDefaultInstance();
-    });
+    UnaryCalls.serve("DeleteStream", observer, () -> controlPlane.deleteStream(request));
   }
 
   @Override
   public void getClusterStatus(
       GetClusterStatusRequest request, StreamObserver<GetClusterStatusResponse> observer) {
     UnaryCalls.serve("GetClusterStatus", observer, clusterStatus);
-  }
-
-  private MetaResult writeMeta(MetaCommand.Builder command) {
-    MetaResult result = groups.writeMeta(command.build());
-    if (result.hasError()) {
-      throw new GatewayException(result.getError());
-    }
-    return result;
-  }
-
-  private MetaQueryResult queryMeta(MetaQuery.Builder query) {
-    MetaQueryResult result = groups.queryMeta(query.build());
-    if (result.hasError()) {
-      throw new GatewayException(result.getError());
-    }
-    return result;
   }
 }

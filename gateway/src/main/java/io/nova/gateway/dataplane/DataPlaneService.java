@@ -2,18 +2,7 @@ package io.nova.gateway.dataplane;
 
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.UnaryCalls;
-import io.nova.gateway.routing.StreamRouter;
-import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.AppendCommand;
-import io.nova.proto.internal.FenceCommand;
-import io.nova.proto.internal.ReadQuery;
-import io.nova.proto.internal.ShardCommand;
-import io.nova.proto.internal.ShardQuery;
-import io.nova.proto.internal.ShardQueryResult;
-import io.nova.proto.internal.ShardResult;
-import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.AppendResponse;
 import io.nova.proto.v1.AppendSessionRequest;
@@ -29,128 +18,40 @@ import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadSessionRequest;
 import io.nova.proto.v1.ReadSessionResponse;
-import io.nova.statemachine.errors.Errors;
-import java.time.Clock;
 
-/**
- * The gRPC data plane: validates each request, routes it to its stream's shard group (whose leader
- * admits writes at the assignment cursor) and answers with the result or a typed error.
- *
- * <p>Every handler is safe to call concurrently; each blocks one server thread while the group answers.
- */
+/** The gRPC face of the {@link DataPlane}. Each unary handler blocks one server thread. */
 public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
 
-  private final StreamRouter router;
-  private final ReadWaiter readWaiter;
+  private final DataPlane dataPlane;
 
-  public DataPlaneService(StreamRouter router, Clock clock) {
-    this.router = router;
-    this.readWaiter = new ReadWaiter(clock);
+  public DataPlaneService(DataPlane dataPlane) {
+    this.dataPlane = dataPlane;
   }
 
   @Override
   public void append(AppendRequest request, StreamObserver<AppendResponse> observer) {
-    UnaryCalls.serve("Append", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      AppendInput input = request.getInput();
-      RequestChecks.appendInput(input);
-      ShardResult result = router.write(request.getBasin(), request.getStream(), info ->
-          ShardCommand.newBuilder().setAppend(appendCommand(info.getStreamId(), input)).build());
-      return switch (result.getKindCase()) {
-        case APPEND_ACK -> AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
-        case ERROR -> throw new GatewayException(result.getError());
-        default -> throw unexpected("Append", result.getKindCase());
-      };
-    });
-  }
-
-  static AppendCommand appendCommand(long streamId, AppendInput input) {
-    AppendCommand.Builder b = AppendCommand.newBuilder()
-        .setStreamId(streamId)
-        .addAllRecords(input.getRecordsList());
-    if (input.hasMatchSeqNum()) {
-      b.setMatchSeqNum(input.getMatchSeqNum());
-    }
-    if (input.hasFencingToken()) {
-      b.setFencingToken(input.getFencingToken());
-    }
-    return b.build();
+    UnaryCalls.serve("Append", observer, () -> dataPlane.append(request));
   }
 
   @Override
   public void read(ReadRequest request, StreamObserver<ReadResponse> observer) {
-    UnaryCalls.serve("Read", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      RequestChecks.read(request);
-      return readWaiter.readWaiting(request.getWaitSecs(), () -> {
-        ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-            ShardQuery.newBuilder().setRead(readQuery(info.getStreamId(), request)).build());
-        return switch (result.getKindCase()) {
-          case READ -> result.getRead();
-          case ERROR -> throw new GatewayException(result.getError());
-          default -> throw unexpected("Read", result.getKindCase());
-        };
-      });
-    });
-  }
-
-  private static ReadQuery readQuery(long streamId, ReadRequest request) {
-    ReadQuery.Builder q = ReadQuery.newBuilder()
-        .setStreamId(streamId)
-        .setStart(request.getStart())
-        .setLimit(request.getLimit())
-        .setClamp(request.getClamp());
-    if (request.hasUntil()) {
-      q.setUntil(request.getUntil());
-    }
-    return q.build();
+    UnaryCalls.serve("Read", observer, () -> dataPlane.read(request));
   }
 
   @Override
   public void checkTail(CheckTailRequest request, StreamObserver<CheckTailResponse> observer) {
-    UnaryCalls.serve("CheckTail", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-          ShardQuery.newBuilder().setCheckTailStreamId(info.getStreamId()).build());
-      return switch (result.getKindCase()) {
-        case TAIL -> CheckTailResponse.newBuilder().setTail(result.getTail()).build();
-        case ERROR -> throw new GatewayException(result.getError());
-        default -> throw unexpected("CheckTail", result.getKindCase());
-      };
-    });
+    UnaryCalls.serve("CheckTail", observer, () -> dataPlane.checkTail(request));
   }
 
   @Override
   public void fence(FenceRequest request, StreamObserver<FenceResponse> observer) {
-    UnaryCalls.serve("Fence", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      RequestChecks.fencingToken(request.getFencingToken());
-      ShardResult result = router.write(request.getBasin(), request.getStream(), info ->
-          ShardCommand.newBuilder().setFence(FenceCommand.newBuilder()
-              .setStreamId(info.getStreamId())
-              .setFencingToken(request.getFencingToken())).build());
-      return switch (result.getKindCase()) {
-        case FENCE_BOUNDARY -> FenceResponse.newBuilder().setBoundary(result.getFenceBoundary()).build();
-        case ERROR -> throw new GatewayException(result.getError());
-        default -> throw unexpected("Fence", result.getKindCase());
-      };
-    });
+    UnaryCalls.serve("Fence", observer, () -> dataPlane.fence(request));
   }
 
   @Override
   public void getFencingToken(
       GetFencingTokenRequest request, StreamObserver<GetFencingTokenResponse> observer) {
-    UnaryCalls.serve("GetFencingToken", observer, () -> {
-      RequestChecks.streamName(request.getBasin(), request.getStream());
-      ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-          ShardQuery.newBuilder().setFencingTokenStreamId(info.getStreamId()).build());
-      return switch (result.getKindCase()) {
-        case FENCING_TOKEN ->
-            GetFencingTokenResponse.newBuilder().setFencingToken(result.getFencingToken()).build();
-        case ERROR -> throw new GatewayException(result.getError());
-        default -> throw unexpected("GetFencingToken", result.getKindCase());
-      };
-    });
+    UnaryCalls.serve("GetFencingToken", observer, () -> dataPlane.getFencingToken(request));
   }
 
   @Override
@@ -165,10 +66,6 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     observer.onError(Status.UNIMPLEMENTED
         .withDescription("read sessions are not served yet; use Read").asRuntimeException());
-  }
-
-  private static GatewayException unexpected(String rpc, Object kind) {
-    return new GatewayException(Errors.internal(rpc + ": unexpected state-machine answer " + kind));
   }
 
   private static final class NoOpObserver<T> implements StreamObserver<T> {

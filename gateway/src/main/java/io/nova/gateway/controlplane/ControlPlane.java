@@ -1,0 +1,134 @@
+package io.nova.gateway.controlplane;
+
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.validation.RequestChecks;
+import io.nova.proto.internal.CreateBasinCommand;
+import io.nova.proto.internal.CreateStreamMetaCommand;
+import io.nova.proto.internal.DeleteBasinCommand;
+import io.nova.proto.internal.DeleteStreamCommand;
+import io.nova.proto.internal.DeleteStreamMetaCommand;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.internal.ShardResult;
+import io.nova.proto.v1.CreateBasinRequest;
+import io.nova.proto.v1.CreateBasinResponse;
+import io.nova.proto.v1.CreateStreamRequest;
+import io.nova.proto.v1.CreateStreamResponse;
+import io.nova.proto.v1.DeleteBasinRequest;
+import io.nova.proto.v1.DeleteBasinResponse;
+import io.nova.proto.v1.DeleteStreamRequest;
+import io.nova.proto.v1.DeleteStreamResponse;
+import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.GetStreamResponse;
+import io.nova.proto.v1.ListBasinsRequest;
+import io.nova.proto.v1.ListBasinsResponse;
+import io.nova.proto.v1.ListStreamsRequest;
+import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.proto.v1.StreamInfo;
+
+/**
+ * The control plane, independent of any transport: basins and streams live in the meta group; a
+ * stream is also created in (and deleted from) the shard group the meta group assigned it to.
+ * Thread-safe; every method blocks while the groups answer and throws {@link GatewayException} with the
+ * typed error.
+ *
+ * <p>Create-stream registers the stream in the meta group first, then creates it in its shard; delete
+ * removes it from the shard first (so writes stop), then from the meta group. Either can be interrupted
+ * by a crash between the two steps; repeating the call, or any data-plane call (see
+ * {@link StreamRouter}), completes it.
+ */
+public final class ControlPlane {
+
+  private final StreamRouter router;
+  private final GroupClients groups;
+
+  public ControlPlane(StreamRouter router) {
+    this.router = router;
+    this.groups = router.groups();
+  }
+
+  public CreateBasinResponse createBasin(CreateBasinRequest request) {
+    RequestChecks.basinName(request.getBasin());
+    MetaResult result = writeMeta(MetaCommand.newBuilder()
+        .setCreateBasin(CreateBasinCommand.newBuilder().setBasin(request.getBasin())));
+    return CreateBasinResponse.newBuilder().setBasin(result.getBasin()).build();
+  }
+
+  public ListBasinsResponse listBasins(ListBasinsRequest request) {
+    RequestChecks.listLimit(request.getLimit());
+    return queryMeta(MetaQuery.newBuilder().setListBasins(request)).getBasins();
+  }
+
+  public DeleteBasinResponse deleteBasin(DeleteBasinRequest request) {
+    RequestChecks.basinName(request.getBasin());
+    writeMeta(MetaCommand.newBuilder()
+        .setDeleteBasin(DeleteBasinCommand.newBuilder().setBasin(request.getBasin())));
+    return DeleteBasinResponse.getDefaultInstance();
+  }
+
+  public CreateStreamResponse createStream(CreateStreamRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    MetaResult result;
+    try {
+      result = writeMeta(MetaCommand.newBuilder().setCreateStream(CreateStreamMetaCommand.newBuilder()
+          .setBasin(request.getBasin()).setStream(request.getStream())));
+    } catch (GatewayException e) {
+      if (e.detail().hasAlreadyExists()) {
+        // The stream exists in the meta group; make sure an interrupted create also reached its shard.
+        router.createInShard(router.directory().lookUp(request.getBasin(), request.getStream()));
+      }
+      throw e;
+    }
+    StreamInfo info = result.getStream();
+    router.createInShard(info);
+    return CreateStreamResponse.newBuilder().setStream(info).build();
+  }
+
+  public GetStreamResponse getStream(GetStreamRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
+    return GetStreamResponse.newBuilder().setStream(info).build();
+  }
+
+  public ListStreamsResponse listStreams(ListStreamsRequest request) {
+    RequestChecks.basinName(request.getBasin());
+    RequestChecks.listLimit(request.getLimit());
+    return queryMeta(MetaQuery.newBuilder().setListStreams(request)).getStreams();
+  }
+
+  public DeleteStreamResponse deleteStream(DeleteStreamRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
+    ShardResult shard = groups.write(info.getShard(), ShardCommand.newBuilder()
+        .setDeleteStream(DeleteStreamCommand.newBuilder().setStreamId(info.getStreamId()))
+        .build());
+    if (shard.hasError() && !shard.getError().hasNotFound()) {
+      throw new GatewayException(shard.getError());
+    }
+    router.directory().forget(request.getBasin(), request.getStream());
+    writeMeta(MetaCommand.newBuilder().setDeleteStream(DeleteStreamMetaCommand.newBuilder()
+        .setBasin(request.getBasin()).setStream(request.getStream())));
+    return DeleteStreamResponse.getDefaultInstance();
+  }
+
+  private MetaResult writeMeta(MetaCommand.Builder command) {
+    MetaResult result = groups.writeMeta(command.build());
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return result;
+  }
+
+  private MetaQueryResult queryMeta(MetaQuery.Builder query) {
+    MetaQueryResult result = groups.queryMeta(query.build());
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return result;
+  }
+}
