@@ -1,17 +1,13 @@
 package io.nova.client.errors;
 
 import io.grpc.Status;
-import java.util.Objects;
 
 /** A basin or stream does not exist ({@code NOT_FOUND}). Definite: nothing changed. */
-public class NotFoundException extends NovaException {
-
-    private final String resource;
-    private final String name;
+public class NotFoundException extends ResourceException {
 
     /**
      * @param resource "basin" or "stream"; "" when unknown
-     * @param name the missing name; "" when unknown
+     * @param name the name; "" when unknown
      */
     public NotFoundException(String resource, String name) {
         this(resource, name, resource + " \"" + name + "\" not found", null);
@@ -19,23 +15,11 @@ public class NotFoundException extends NovaException {
 
     /**
      * @param resource "basin" or "stream"; "" when unknown
-     * @param name the missing name; "" when unknown
+     * @param name the name; "" when unknown
      * @param message the server's sentence
      * @param cause the underlying exception, or null
      */
     public NotFoundException(String resource, String name, String message, Throwable cause) {
-        super(message, Status.Code.NOT_FOUND, false, cause);
-        this.resource = Objects.requireNonNull(resource, "resource");
-        this.name = Objects.requireNonNull(name, "name");
-    }
-
-    /** "basin" or "stream"; "" when the server did not say. */
-    public String resource() {
-        return resource;
-    }
-
-    /** The missing name; "" when the server did not say. */
-    public String name() {
-        return name;
+        super(resource, name, message, Status.Code.NOT_FOUND, cause);
     }
 }
