@@ -70,7 +70,8 @@ public final class NovaServer implements AutoCloseable {
     ClusterStatusReader status = new ClusterStatusReader(node);
     ExecutorService executor = rpcExecutor(config.nodeId());
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
-    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(api.host(), api.port()))
+    String bindHost = config.bindHostFor(config.self().apiAddress());
+    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)
         .maxInboundMessageSize(8 * 1024 * 1024)
         .addService(new DataPlaneService(new DataPlane(router, clock)))

@@ -29,6 +29,7 @@ import java.util.Set;
  * node-id: n1
  * data-dir: /var/lib/nova/n1
  * shard-count: 8
+ * # bind-host: 0.0.0.0     # optional; default: the host of each of this node's addresses
  * nodes:
  *   - id: n1
  *     raft-address: 127.0.0.1:7801
@@ -44,6 +45,9 @@ import java.util.Set;
  * @param electionTimeoutMs the minimum Raft election timeout in milliseconds (the maximum is twice it),
  *                         100–60000. Default {@value #DEFAULT_ELECTION_TIMEOUT_MS}: failover in about 1–2 s.
  * @param nodes            every node of the cluster, 1–64, ids and addresses unique
+ * @param bindHost         the interface this node's Raft and API listeners bind to; empty (the default)
+ *                         binds each to the host of its configured address, so a loopback cluster is not
+ *                         reachable from the network. {@code 0.0.0.0} binds every interface (containers).
  */
 public record NodeConfig(
     String clusterName,
@@ -51,7 +55,8 @@ public record NodeConfig(
     Path dataDir,
     int shardCount,
     long electionTimeoutMs,
-    List<PeerAddress> nodes) {
+    List<PeerAddress> nodes,
+    String bindHost) {
 
   public static final String DEFAULT_CLUSTER_NAME = "nova";
   public static final int DEFAULT_SHARD_COUNT = 8;
@@ -64,6 +69,7 @@ public record NodeConfig(
     Objects.requireNonNull(nodeId, "node-id");
     Objects.requireNonNull(dataDir, "data-dir");
     Objects.requireNonNull(nodes, "nodes");
+    Objects.requireNonNull(bindHost, "bind-host");
     nodes = List.copyOf(nodes);
     if (!clusterName.matches("[A-Za-z0-9_-]{1,64}")) {
       throw new IllegalArgumentException(
@@ -97,6 +103,17 @@ public record NodeConfig(
     }
   }
 
+  /** A configuration binding each listener to the host of its own address. */
+  public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
+      long electionTimeoutMs, List<PeerAddress> nodes) {
+    this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, "");
+  }
+
+  /** The host the listener for {@code address} (one of this node's addresses) binds to. */
+  public String bindHostFor(String address) {
+    return bindHost.isEmpty() ? HostPort.parse(address, "address").host() : bindHost;
+  }
+
   /** This node's own entry in {@link #nodes()}. */
   @JsonIgnore
   public PeerAddress self() {
@@ -111,7 +128,8 @@ public record NodeConfig(
 
   /** A copy of this configuration for another node of the same cluster. */
   public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
-    return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes);
+    return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes,
+        bindHost);
   }
 
   /**
@@ -150,13 +168,14 @@ public record NodeConfig(
       @JsonProperty("data-dir") String dataDir,
       @JsonProperty("shard-count") Integer shardCount,
       @JsonProperty("election-timeout-ms") Long electionTimeoutMs,
-      @JsonProperty("nodes") List<YamlNode> nodes) {
+      @JsonProperty("nodes") List<YamlNode> nodes,
+      @JsonProperty("bind-host") String bindHost) {
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
       c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress())));
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
-          c.electionTimeoutMs(), nodes);
+          c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost());
     }
 
     NodeConfig toConfig() {
@@ -169,7 +188,8 @@ public record NodeConfig(
           Path.of(dataDir),
           shardCount == null ? DEFAULT_SHARD_COUNT : shardCount,
           electionTimeoutMs == null ? DEFAULT_ELECTION_TIMEOUT_MS : electionTimeoutMs,
-          nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress())).toList());
+          nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress())).toList(),
+          bindHost == null ? "" : bindHost);
     }
   }
 

@@ -37,6 +37,8 @@ public final class RaftTuning {
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
     // Ratis defaults to a random port and /tmp/raft-server; both must be explicit.
     GrpcConfigKeys.Server.setPort(p, hostPort(config.self().raftAddress()));
+    // Ratis binds every interface unless told otherwise; a loopback cluster must stay on loopback.
+    GrpcConfigKeys.Server.setHost(p, config.bindHostFor(config.self().raftAddress()));
     RaftServerConfigKeys.setStorageDir(p, List.of(new File(raftDir.toString())));
     // The default read option can serve stale reads; Nova reads are linearizable (ReadIndex).
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
