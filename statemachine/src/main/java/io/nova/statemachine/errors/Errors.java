@@ -42,7 +42,7 @@ public final class Errors {
   /** NOT_FOUND: {@code resource} ("basin" or "stream") named {@code name} does not exist. */
   public static ErrorDetail notFound(String resource, String name) {
     return ErrorDetail.newBuilder()
-        .setMessage(resource + " \"" + name + "\" does not exist; create it first")
+        .setMessage(resource + " \"" + name + "\" does not exist (check the name, or create it)")
         .setNotFound(NotFound.newBuilder().setResource(resource).setName(name))
         .build();
   }
