@@ -73,10 +73,12 @@ public final class NovaClient implements AutoCloseable {
     private final EndpointPool pool;
     private final CallRunner runner;
     private final Duration requestTimeout;
+    private final RandomGenerator random;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private NovaClient(Builder b) {
         this.requestTimeout = b.requestTimeout;
+        this.random = b.random;
         this.pool = new EndpointPool(b.endpoints, b.connectTimeout);
         this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
     }
@@ -129,12 +131,35 @@ public final class NovaClient implements AutoCloseable {
      * @throws InvalidArgumentException if the token is empty or too long (nothing is sent)
      */
     public FencingView presenting(String fencingToken) {
+        checkPresentedToken(fencingToken);
+        return new FencingView(this, fencingToken);
+    }
+
+    static void checkPresentedToken(String fencingToken) {
         checkFencingToken(fencingToken);
         if (fencingToken.isEmpty()) {
             throw new InvalidArgumentException("fencing_token", "1 to " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
                     "the fencing token to present must not be empty (append without presenting instead)", null);
         }
-        return new FencingView(this, fencingToken);
+    }
+
+    /**
+     * Opens a {@link Producer} on {@code address}: a pipelined append session with batching and
+     * reconnects (see {@link Producer} for the guarantees). The session connects lazily, on the first
+     * batch. Close the producer before this client.
+     */
+    public Producer openStream(StreamAddress address, ProducerOptions options) {
+        checkAddress(address);
+        Objects.requireNonNull(options, "options");
+        if (closed.get()) {
+            throw new IllegalStateException("NovaClient is closed");
+        }
+        return new Producer(this, pool, address, options, new Backoff(random));
+    }
+
+    /** {@link #openStream(StreamAddress, ProducerOptions)} with {@link ProducerOptions#defaults()}. */
+    public Producer openStream(StreamAddress address) {
+        return openStream(address, ProducerOptions.defaults());
     }
 
     /**
@@ -358,7 +383,7 @@ public final class NovaClient implements AutoCloseable {
         }
     }
 
-    private static void checkFencingToken(String token) {
+    static void checkFencingToken(String token) {
         Objects.requireNonNull(token, "fencingToken");
         int bytes = token.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > FENCING_TOKEN_BYTES_MAX) {
