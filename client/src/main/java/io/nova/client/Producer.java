@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -246,7 +247,7 @@ public final class Producer implements AutoCloseable {
             all.get(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
             // Fall through: whatever is still pending fails below.
         }
         try {
@@ -261,7 +262,7 @@ public final class Producer implements AutoCloseable {
             }).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+        } catch (ExecutionException | RejectedExecutionException e) {
             // Already stopped.
         }
         io.shutdown();
@@ -371,29 +372,29 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void onNext(AppendSessionResponse value) {
-            io.execute(() -> {
-                if (gen == generation) {
-                    answered(value);
-                }
-            });
+            onIo(() -> answered(value));
         }
 
         @Override
         public void onError(Throwable t) {
-            io.execute(() -> {
-                if (gen == generation) {
-                    broken(t);
-                }
-            });
+            onIo(() -> broken(t));
         }
 
         @Override
         public void onCompleted() {
-            io.execute(() -> {
-                if (gen == generation) {
-                    broken(Status.UNAVAILABLE.withDescription("the gateway ended the session").asRuntimeException());
-                }
-            });
+            onIo(() -> broken(Status.UNAVAILABLE.withDescription("the gateway ended the session").asRuntimeException()));
+        }
+
+        private void onIo(Runnable task) {
+            try {
+                io.execute(() -> {
+                    if (gen == generation) {
+                        task.run();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // Closed: the session's last callbacks have nothing left to answer.
+            }
         }
     }
 
