@@ -74,11 +74,13 @@ public final class NovaClient implements AutoCloseable {
     private final CallRunner runner;
     private final Duration requestTimeout;
     private final RandomGenerator random;
+    private final Duration retryBudget;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private NovaClient(Builder b) {
         this.requestTimeout = b.requestTimeout;
         this.random = b.random;
+        this.retryBudget = b.retryBudget;
         this.pool = new EndpointPool(b.endpoints, b.connectTimeout);
         this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
     }
@@ -226,6 +228,32 @@ public final class NovaClient implements AutoCloseable {
         return call(CallInfo.of("Read", address, CallKind.READ),
                 e -> Protos.readBatch(e.data().withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
                         .read(Protos.readRequest(address, options))));
+    }
+
+    /**
+     * Opens a read session: the records from {@code options}' start, then the new ones as they commit,
+     * with heartbeats every {@link ReadSession#HEARTBEAT_DEFAULT} while idle. {@link ReadOptions#waitFor()}
+     * does not apply. See {@link ReadSession} for how it ends, reconnects and resumes.
+     */
+    public ReadSession readSession(StreamAddress address, ReadOptions options) {
+        return readSession(address, options, ReadSession.HEARTBEAT_DEFAULT);
+    }
+
+    /**
+     * {@link #readSession(StreamAddress, ReadOptions)} with this heartbeat interval (100 ms to 10 s): a
+     * dead connection is detected after {@value ReadSession#SILENT_HEARTBEATS_MAX} silent intervals.
+     */
+    public ReadSession readSession(StreamAddress address, ReadOptions options, Duration heartbeat) {
+        checkAddress(address);
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        if (heartbeat.toMillis() < 100 || heartbeat.toMillis() > 10_000) {
+            throw new IllegalArgumentException("heartbeat must be between 100 ms and 10 s, got " + heartbeat);
+        }
+        if (closed.get()) {
+            throw new IllegalStateException("NovaClient is closed");
+        }
+        return new ReadSession(pool, address, options, heartbeat, retryBudget, new Backoff(random));
     }
 
     // ---------------------------------------------------------------- control plane
