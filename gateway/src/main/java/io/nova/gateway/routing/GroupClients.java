@@ -102,7 +102,9 @@ public final class GroupClients implements AutoCloseable {
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
     GroupSpec spec = layout.shard(shard);
-    return readClients.get(indexOf(spec)).async().sendReadOnly(message(query))
+    // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
+    // request (and can stay closed) when a server goes away mid-stream.
+    return readClients.get(indexOf(spec)).async().sendReadOnlyUnordered(message(query))
         .handle((reply, failure) -> complete(spec, reply, failure, ShardQueryResult.parser(), false));
   }
 
