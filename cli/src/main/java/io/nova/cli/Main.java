@@ -9,6 +9,7 @@ import io.nova.cli.commands.FenceCommands;
 import io.nova.cli.commands.ListCommand;
 import io.nova.cli.commands.ReadCommand;
 import io.nova.cli.commands.TailCommand;
+import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
 import io.nova.client.NovaClient;
@@ -50,6 +51,7 @@ import picocli.CommandLine.Spec;
       AppendCommand.class,
       ReadCommand.class,
       TailCommand.class,
+      BenchCommand.class,
       CheckTailCommand.class,
       FenceCommands.Fence.class,
       FenceCommands.Token.class,
