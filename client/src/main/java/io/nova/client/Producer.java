@@ -113,6 +113,8 @@ public final class Producer implements AutoCloseable {
         final List<AppendRecord> records = new ArrayList<>();
         final List<Staged> appends = new ArrayList<>();
         long bytes;
+        /** Whether its linger has passed: it is sealed as soon as fewer batches are in flight than the bound. */
+        boolean due;
         Long match;
         boolean everSent;
         boolean resent;
@@ -293,13 +295,36 @@ public final class Producer implements AutoCloseable {
         }
         if (open == null) {
             open = newBatch();
-            if (!options.linger().isZero()) {
-                lingerTimer = io.schedule(this::seal, options.linger().toNanos(), TimeUnit.NANOSECONDS);
+            if (options.linger().isZero()) {
+                open.due = true;
+            } else {
+                lingerTimer = io.schedule(this::lingerPassed, options.linger().toNanos(), TimeUnit.NANOSECONDS);
             }
         }
         add(records, bytes, future);
-        if (options.linger().isZero() || open.records.size() == options.batchRecordsMax()
-                || open.bytes == options.batchBytesMax()) {
+        if (open.records.size() == options.batchRecordsMax() || open.bytes == options.batchBytesMax()) {
+            seal();
+        } else {
+            maybeSealDue();
+        }
+    }
+
+    private void lingerPassed() {
+        lingerTimer = null;
+        if (open != null) {
+            open.due = true;
+            maybeSealDue();
+        }
+    }
+
+    /**
+     * Seals the open batch once its linger has passed, unless {@link ProducerOptions#batchesInFlightMax()}
+     * batches are unanswered: then it keeps growing until an answer arrives. Under load this turns
+     * waiting time into bigger batches instead of a queue of small ones (the cluster commits a session's
+     * batches one after the other, so a queue of small batches would only add latency).
+     */
+    private void maybeSealDue() {
+        if (open != null && open.due && unacked.size() < options.batchesInFlightMax()) {
             seal();
         }
     }
@@ -407,6 +432,7 @@ public final class Producer implements AutoCloseable {
         sent--;
         lastProgressNanos = System.nanoTime();
         reconnectAttempt = 0;
+        maybeSealDue();
         if (response.hasAck()) {
             resolve(head, Protos.ack(response.getAck()));
             return;

@@ -10,7 +10,8 @@ import java.util.OptionalLong;
  * {@link #builder()}, whose {@code build()} validates every field.
  *
  * <p>Defaults (chosen from the measurements in docs/bench.md): linger 2 ms, at most 1000 records and
- * 1 MiB per batch, 32 MiB in flight, reconnects for up to 60 s without progress.
+ * 1 MiB per batch, 2 batches in flight before a lingering batch keeps growing, 32 MiB in flight,
+ * reconnects for up to 60 s without progress.
  */
 public final class ProducerOptions {
 
@@ -24,6 +25,10 @@ public final class ProducerOptions {
     public static final long BATCH_BYTES_MAX = 1L << 20;
     /** The default {@link Builder#inFlightBytesMax} (32 MiB). */
     public static final long IN_FLIGHT_BYTES_DEFAULT = 32L << 20;
+    /** The default {@link Builder#batchesInFlightMax}. */
+    public static final int BATCHES_IN_FLIGHT_DEFAULT = 2;
+    /** The largest {@link Builder#batchesInFlightMax} (the gateway's per-session window). */
+    public static final int BATCHES_IN_FLIGHT_MAX = 1000;
     /** The default {@link Builder#reconnectBudget}. */
     public static final Duration RECONNECT_BUDGET_DEFAULT = Duration.ofSeconds(60);
 
@@ -31,6 +36,7 @@ public final class ProducerOptions {
     private final int batchRecordsMax;
     private final long batchBytesMax;
     private final long inFlightBytesMax;
+    private final int batchesInFlightMax;
     private final Duration reconnectBudget;
     private final Optional<String> fencingToken;
     private final OptionalLong matchSeqNum;
@@ -40,6 +46,7 @@ public final class ProducerOptions {
         this.batchRecordsMax = b.batchRecordsMax;
         this.batchBytesMax = b.batchBytesMax;
         this.inFlightBytesMax = b.inFlightBytesMax;
+        this.batchesInFlightMax = b.batchesInFlightMax;
         this.reconnectBudget = b.reconnectBudget;
         this.fencingToken = Optional.ofNullable(b.fencingToken);
         this.matchSeqNum = b.matchSeqNum;
@@ -74,6 +81,14 @@ public final class ProducerOptions {
         return inFlightBytesMax;
     }
 
+    /**
+     * Unanswered batches beyond which a batch whose linger has passed keeps growing instead of being
+     * sealed (full batches are always sent).
+     */
+    public int batchesInFlightMax() {
+        return batchesInFlightMax;
+    }
+
     /** How long the producer keeps reconnecting without any acknowledgement before failing. */
     public Duration reconnectBudget() {
         return reconnectBudget;
@@ -95,6 +110,7 @@ public final class ProducerOptions {
         private int batchRecordsMax = BATCH_RECORDS_MAX;
         private long batchBytesMax = BATCH_BYTES_MAX;
         private long inFlightBytesMax = IN_FLIGHT_BYTES_DEFAULT;
+        private int batchesInFlightMax = BATCHES_IN_FLIGHT_DEFAULT;
         private Duration reconnectBudget = RECONNECT_BUDGET_DEFAULT;
         private String fencingToken;
         private OptionalLong matchSeqNum = OptionalLong.empty();
@@ -123,6 +139,12 @@ public final class ProducerOptions {
         /** At least {@link #BATCH_BYTES_MAX}, at most 1 GiB. */
         public Builder inFlightBytesMax(long inFlightBytesMax) {
             this.inFlightBytesMax = inFlightBytesMax;
+            return this;
+        }
+
+        /** 1 to {@value #BATCHES_IN_FLIGHT_MAX}; see {@link ProducerOptions#batchesInFlightMax()}. */
+        public Builder batchesInFlightMax(int batchesInFlightMax) {
+            this.batchesInFlightMax = batchesInFlightMax;
             return this;
         }
 
@@ -160,6 +182,9 @@ public final class ProducerOptions {
             }
             if (inFlightBytesMax < BATCH_BYTES_MAX || inFlightBytesMax > (1L << 30)) {
                 throw new IllegalArgumentException("inFlightBytesMax must be between 1 MiB and 1 GiB");
+            }
+            if (batchesInFlightMax < 1 || batchesInFlightMax > BATCHES_IN_FLIGHT_MAX) {
+                throw new IllegalArgumentException("batchesInFlightMax must be 1.." + BATCHES_IN_FLIGHT_MAX);
             }
             if (reconnectBudget.isNegative() || reconnectBudget.compareTo(Duration.ofDays(1)) > 0) {
                 throw new IllegalArgumentException("reconnectBudget must be between 0 and 1 day");
