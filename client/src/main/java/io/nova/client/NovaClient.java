@@ -214,8 +214,9 @@ public final class NovaClient implements AutoCloseable {
     }
 
     /**
-     * Reads committed records (linearizable). Read-only, retried; each attempt's deadline is the request
-     * timeout plus {@link ReadOptions#waitFor()}. Throws {@code NotFoundException} if the stream does not
+     * Reads committed records (linearizable). Read-only, retried; the {@link ReadOptions#waitFor() wait}
+     * spans the retries (each attempt waits only for what is left of it, rounded up to whole seconds), and
+     * each attempt's deadline is the request timeout plus that remaining wait. Throws {@code NotFoundException} if the stream does not
      * exist and {@code InvalidArgumentException} for a start past the tail without
      * {@linkplain ReadOptions.Builder#clamp clamp}.
      *
@@ -224,10 +225,15 @@ public final class NovaClient implements AutoCloseable {
     public ReadBatch read(StreamAddress address, ReadOptions options) {
         checkAddress(address);
         Objects.requireNonNull(options, "options");
-        long timeoutMs = millis(requestTimeout.plus(options.waitFor()));
-        return call(CallInfo.of("Read", address, CallKind.READ),
-                e -> Protos.readBatch(e.data().withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-                        .read(Protos.readRequest(address, options))));
+        // The wait spans retries: each attempt waits only for what is left of it.
+        long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
+        return call(CallInfo.of("Read", address, CallKind.READ), e -> {
+            long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
+            io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
+                    .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
+            return Protos.readBatch(e.data().withDeadlineAfter(millis(requestTimeout) + leftMs, TimeUnit.MILLISECONDS)
+                    .read(request));
+        });
     }
 
     /**
