@@ -467,9 +467,7 @@ public final class Producer implements AutoCloseable {
         generation++;
         StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
         Status.Code code = sre.getStatus().getCode();
-        boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.CANCELLED || code == Status.Code.UNKNOWN || code == Status.Code.INTERNAL
-                || code == Status.Code.RESOURCE_EXHAUSTED;
+        boolean retryable = ErrorMapper.sessionShouldReconnect(code);
         NovaException mapped = ErrorMapper.map(sre,
                 new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), sent > 0);
         boolean budgetLeft = System.nanoTime() - lastProgressNanos < options.reconnectBudget().toNanos();

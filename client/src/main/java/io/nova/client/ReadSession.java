@@ -201,9 +201,7 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         cancel();
         StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
         Status.Code code = sre.getStatus().getCode();
-        boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.CANCELLED || code == Status.Code.UNKNOWN || code == Status.Code.INTERNAL
-                || code == Status.Code.RESOURCE_EXHAUSTED;
+        boolean retryable = ErrorMapper.sessionShouldReconnect(code);
         if (!retryable || System.nanoTime() - lastMessageNanos > reconnectBudget.toNanos()) {
             ended = true;
             throw ErrorMapper.map(sre, CallInfo.of("ReadSession", address, CallKind.READ), false);

@@ -66,6 +66,11 @@ public final class AppendCommand extends ClientCommand {
       description = "How long a batch waits for more records (default: 2ms).")
   Duration linger;
 
+  @Option(names = "--retry-budget", paramLabel = "DURATION", converter = io.nova.cli.DurationConverter.class,
+      description = "How long to keep reconnecting without an acknowledgement before giving up "
+          + "(default: 60s; 1ms gives up after one reconnect).")
+  Duration retryBudget;
+
   @Option(names = "--quiet", description = "Do not print the acknowledged ranges.")
   boolean quiet;
 
@@ -84,6 +89,9 @@ public final class AppendCommand extends ClientCommand {
     }
     if (linger != null) {
       options.linger(linger);
+    }
+    if (retryBudget != null) {
+      options.reconnectBudget(retryBudget);
     }
     if (input == null) {
       return appendAll(client, address, options.build(), format.source(main().in()));

@@ -223,15 +223,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * A batch's response, or (thrown) the error that ends the session. Admission rejections and apply
    * no-ops for match and fence are per-batch answers; everything else ends the session.
    */
-  private static AppendSessionResponse answer(ShardResult result, Throwable failure) {
+  private static AppendSessionResponse answer(ShardResult result, GatewayException failure) {
     ErrorDetail error;
     if (failure != null) {
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-          ? failure.getCause() : failure;
-      if (!(cause instanceof GatewayException ge)) {
-        throw new CompletionException(cause);
-      }
-      error = ge.detail();
+      error = failure.detail();
     } else if (result.hasAppendAck()) {
       return AppendSessionResponse.newBuilder().setAck(result.getAppendAck()).build();
     } else if (result.hasError()) {
@@ -264,9 +259,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       try {
         response = head.outcome.join();
       } catch (CompletionException e) {
-        Throwable cause = e.getCause();
-        end(cause instanceof GatewayException ge ? ge.detail()
-            : Errors.internal("append session failed inside the gateway: " + cause));
+        end(GatewayException.detailOf(e, "append session"));
         return;
       }
       out.onNext(response);

@@ -19,7 +19,6 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.limits.Limits;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -142,10 +141,7 @@ public final class ReadSessionCall {
       return;
     }
     if (failure != null) {
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-          ? failure.getCause() : failure;
-      end(cause instanceof GatewayException ge ? ge.detail()
-          : Errors.internal("read session failed inside the gateway: " + cause));
+      end(GatewayException.detailOf(failure, "read session"));
       return;
     }
     if (result.hasError()) {

@@ -38,7 +38,8 @@ class ProducerFailoverTest {
   Path dir;
 
   @ParameterizedTest(name = "stop {0}, conditional={1}")
-  @CsvSource({"connected,true", "leader,true", "leader,false"})
+  // kill -9 of the leader with a conditional Producer runs with real processes in cli ProducerKillTest.
+  @CsvSource({"connected,true", "leader,false"})
   void aStoppedNodeMidStreamLosesNoAcknowledgedRecord(String victim, boolean conditional) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, 3, 1);
         NovaClient admin = NovaClient.builder().endpoints(cluster.endpoints()).build()) {
