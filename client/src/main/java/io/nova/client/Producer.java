@@ -41,7 +41,7 @@ import java.util.concurrent.TimeoutException;
  * {@link NovaException}.
  *
  * <p><b>Back-pressure.</b> {@link #append} blocks the caller while staged and unacknowledged appends hold
- * {@link ProducerOptions#inFlightBytesMax()} metered bytes; it never blocks otherwise.
+ * {@link ProducerOptions#inFlightBytesMax()} metered bytes (default 4 MiB); it never blocks otherwise.
  *
  * <p><b>Conditional appends.</b> {@link #appendMatch} is never merged with other appends, so its match
  * names its own first record. A miss fails only that append with {@link SequenceMismatchException}.

@@ -10,7 +10,7 @@ import java.util.OptionalLong;
  * {@link #builder()}, whose {@code build()} validates every field.
  *
  * <p>Defaults (chosen from the measurements in docs/bench.md): linger 2 ms, at most 1000 records and
- * 1 MiB per batch, 2 batches in flight before a lingering batch keeps growing, 32 MiB in flight,
+ * 1 MiB per batch, 2 batches in flight before a lingering batch keeps growing, 4 MiB in flight,
  * reconnects for up to 60 s without progress.
  */
 public final class ProducerOptions {
@@ -23,8 +23,8 @@ public final class ProducerOptions {
     public static final int BATCH_RECORDS_MAX = 1000;
     /** The largest batch in metered bytes (the cluster's limit, 1 MiB). */
     public static final long BATCH_BYTES_MAX = 1L << 20;
-    /** The default {@link Builder#inFlightBytesMax} (32 MiB). */
-    public static final long IN_FLIGHT_BYTES_DEFAULT = 32L << 20;
+    /** The default {@link Builder#inFlightBytesMax} (4 MiB: a few full batches; more only adds queueing latency). */
+    public static final long IN_FLIGHT_BYTES_DEFAULT = 4L << 20;
     /** The default {@link Builder#batchesInFlightMax}. */
     public static final int BATCHES_IN_FLIGHT_DEFAULT = 2;
     /** The largest {@link Builder#batchesInFlightMax} (the gateway's per-session window). */

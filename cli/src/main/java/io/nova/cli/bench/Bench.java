@@ -53,9 +53,10 @@ public final class Bench {
    * @param ratePerSec records per second over all producers; 0 for as fast as possible
    * @param conditional whether each producer appends with an advancing match_seq_num
    * @param linger the producers' linger
+   * @param inFlightBytesMax the producers' in-flight byte bound
    */
   public record Config(List<StreamAddress> streams, int producers, int recordBytes, Duration duration,
-      long recordsMax, long ratePerSec, boolean conditional, Duration linger) {
+      long recordsMax, long ratePerSec, boolean conditional, Duration linger, long inFlightBytesMax) {
     public Config {
       streams = List.copyOf(streams);
       if (recordBytes < BODY_HEADER_BYTES) {
@@ -136,7 +137,8 @@ public final class Bench {
     long[] seqNums = new long[(int) Math.min(config.recordsMax(), Integer.MAX_VALUE - 8)];
     java.util.Arrays.fill(seqNums, -1);
     ackedSeqNums[id] = seqNums;
-    ProducerOptions.Builder options = ProducerOptions.builder().linger(config.linger());
+    ProducerOptions.Builder options = ProducerOptions.builder().linger(config.linger())
+        .inFlightBytesMax(config.inFlightBytesMax());
     if (config.conditional()) {
       options.matchSeqNum(client.checkTail(stream).seqNum());
     }

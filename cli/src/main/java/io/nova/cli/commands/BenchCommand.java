@@ -69,6 +69,10 @@ public final class BenchCommand extends ClientCommand {
       description = "The producers' linger (default: the Producer default, 2ms).")
   Duration linger;
 
+  @Option(names = "--in-flight-bytes", paramLabel = "BYTES",
+      description = "The producers' in-flight byte bound (default: the Producer default).")
+  Long inFlightBytes;
+
   @Option(names = "--json", paramLabel = "FILE", defaultValue = "bench.json",
       description = "Where to write the JSON report (default: ${DEFAULT-VALUE}).")
   Path json;
@@ -101,7 +105,8 @@ public final class BenchCommand extends ClientCommand {
     Bench bench;
     try {
       bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
-          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger));
+          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
+          inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes));
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
