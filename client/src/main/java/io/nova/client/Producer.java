@@ -237,7 +237,8 @@ public final class Producer implements AutoCloseable {
     /**
      * Flushes, ends the session and stops the internal thread. Appends still pending after
      * {@link #CLOSE_WAIT_MS} fail with {@link UnavailableException}. Idempotent; later appends fail with
-     * {@link IllegalStateException}.
+     * {@link IllegalStateException}. Must not be called from an append future's callback (those run on
+     * the thread close waits for).
      */
     @Override
     public void close() {
