@@ -8,6 +8,8 @@ import io.nova.cli.commands.DevCommand;
 import io.nova.cli.commands.FenceCommands;
 import io.nova.cli.commands.ListCommand;
 import io.nova.cli.commands.ReadCommand;
+import io.nova.cli.commands.TailCommand;
+import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
 import io.nova.client.NovaClient;
@@ -48,6 +50,8 @@ import picocli.CommandLine.Spec;
       BasinCommands.Delete.class,
       AppendCommand.class,
       ReadCommand.class,
+      TailCommand.class,
+      BenchCommand.class,
       CheckTailCommand.class,
       FenceCommands.Fence.class,
       FenceCommands.Token.class,

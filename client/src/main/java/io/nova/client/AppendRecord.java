@@ -38,6 +38,18 @@ public record AppendRecord(Long timestampMs, List<Header> headers, byte[] body) 
         return of(Objects.requireNonNull(body, "body").getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The record's metered size in bytes, as the cluster counts it against its limits:
+     * 8 + 2 per header + the header names and values + the body.
+     */
+    public long meteredBytes() {
+        long bytes = 8L + 2L * headers.size() + body.length;
+        for (Header h : headers) {
+            bytes += h.name().length + h.value().length;
+        }
+        return bytes;
+    }
+
     /** A copy of the body. */
     @Override
     public byte[] body() {

@@ -73,10 +73,14 @@ public final class NovaClient implements AutoCloseable {
     private final EndpointPool pool;
     private final CallRunner runner;
     private final Duration requestTimeout;
+    private final RandomGenerator random;
+    private final Duration retryBudget;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private NovaClient(Builder b) {
         this.requestTimeout = b.requestTimeout;
+        this.random = b.random;
+        this.retryBudget = b.retryBudget;
         this.pool = new EndpointPool(b.endpoints, b.connectTimeout);
         this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
     }
@@ -129,12 +133,35 @@ public final class NovaClient implements AutoCloseable {
      * @throws InvalidArgumentException if the token is empty or too long (nothing is sent)
      */
     public FencingView presenting(String fencingToken) {
+        checkPresentedToken(fencingToken);
+        return new FencingView(this, fencingToken);
+    }
+
+    static void checkPresentedToken(String fencingToken) {
         checkFencingToken(fencingToken);
         if (fencingToken.isEmpty()) {
             throw new InvalidArgumentException("fencing_token", "1 to " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
                     "the fencing token to present must not be empty (append without presenting instead)", null);
         }
-        return new FencingView(this, fencingToken);
+    }
+
+    /**
+     * Opens a {@link Producer} on {@code address}: a pipelined append session with batching and
+     * reconnects (see {@link Producer} for the guarantees). The session connects lazily, on the first
+     * batch. Close the producer before this client.
+     */
+    public Producer openStream(StreamAddress address, ProducerOptions options) {
+        checkAddress(address);
+        Objects.requireNonNull(options, "options");
+        if (closed.get()) {
+            throw new IllegalStateException("NovaClient is closed");
+        }
+        return new Producer(this, pool, address, options, new Backoff(random));
+    }
+
+    /** {@link #openStream(StreamAddress, ProducerOptions)} with {@link ProducerOptions#defaults()}. */
+    public Producer openStream(StreamAddress address) {
+        return openStream(address, ProducerOptions.defaults());
     }
 
     /**
@@ -187,8 +214,9 @@ public final class NovaClient implements AutoCloseable {
     }
 
     /**
-     * Reads committed records (linearizable). Read-only, retried; each attempt's deadline is the request
-     * timeout plus {@link ReadOptions#waitFor()}. Throws {@code NotFoundException} if the stream does not
+     * Reads committed records (linearizable). Read-only, retried; the {@link ReadOptions#waitFor() wait}
+     * spans the retries (each attempt waits only for what is left of it, rounded up to whole seconds), and
+     * each attempt's deadline is the request timeout plus that remaining wait. Throws {@code NotFoundException} if the stream does not
      * exist and {@code InvalidArgumentException} for a start past the tail without
      * {@linkplain ReadOptions.Builder#clamp clamp}.
      *
@@ -197,10 +225,41 @@ public final class NovaClient implements AutoCloseable {
     public ReadBatch read(StreamAddress address, ReadOptions options) {
         checkAddress(address);
         Objects.requireNonNull(options, "options");
-        long timeoutMs = millis(requestTimeout.plus(options.waitFor()));
-        return call(CallInfo.of("Read", address, CallKind.READ),
-                e -> Protos.readBatch(e.data().withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-                        .read(Protos.readRequest(address, options))));
+        // The wait spans retries: each attempt waits only for what is left of it.
+        long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
+        return call(CallInfo.of("Read", address, CallKind.READ), e -> {
+            long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
+            io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
+                    .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
+            return Protos.readBatch(e.data().withDeadlineAfter(millis(requestTimeout) + leftMs, TimeUnit.MILLISECONDS)
+                    .read(request));
+        });
+    }
+
+    /**
+     * Opens a read session: the records from {@code options}' start, then the new ones as they commit,
+     * with heartbeats every {@link ReadSession#HEARTBEAT_DEFAULT} while idle. {@link ReadOptions#waitFor()}
+     * does not apply. See {@link ReadSession} for how it ends, reconnects and resumes.
+     */
+    public ReadSession readSession(StreamAddress address, ReadOptions options) {
+        return readSession(address, options, ReadSession.HEARTBEAT_DEFAULT);
+    }
+
+    /**
+     * {@link #readSession(StreamAddress, ReadOptions)} with this heartbeat interval (100 ms to 10 s): a
+     * dead connection is detected after {@value ReadSession#SILENT_HEARTBEATS_MAX} silent intervals.
+     */
+    public ReadSession readSession(StreamAddress address, ReadOptions options, Duration heartbeat) {
+        checkAddress(address);
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        if (heartbeat.toMillis() < 100 || heartbeat.toMillis() > 10_000) {
+            throw new IllegalArgumentException("heartbeat must be between 100 ms and 10 s, got " + heartbeat);
+        }
+        if (closed.get()) {
+            throw new IllegalStateException("NovaClient is closed");
+        }
+        return new ReadSession(pool, address, options, heartbeat, retryBudget, new Backoff(random));
     }
 
     // ---------------------------------------------------------------- control plane
@@ -358,7 +417,7 @@ public final class NovaClient implements AutoCloseable {
         }
     }
 
-    private static void checkFencingToken(String token) {
+    static void checkFencingToken(String token) {
         Objects.requireNonNull(token, "fencingToken");
         int bytes = token.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > FENCING_TOKEN_BYTES_MAX) {

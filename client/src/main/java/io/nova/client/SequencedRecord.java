@@ -55,4 +55,13 @@ public record SequencedRecord(long seqNum, long timestampMs, List<Header> header
         return "SequencedRecord[seqNum=" + seqNum + ", timestampMs=" + timestampMs
                 + ", headers=" + headers.size() + ", body=" + body.length + " bytes]";
     }
+
+    /** The record's metered size in bytes (see {@link AppendRecord#meteredBytes()}). */
+    public long meteredBytes() {
+        long bytes = 8L + 2L * headers.size() + body.length;
+        for (Header h : headers) {
+            bytes += h.name().length + h.value().length;
+        }
+        return bytes;
+    }
 }

@@ -17,6 +17,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -40,19 +42,32 @@ public final class NovaServer implements AutoCloseable {
   /** Calls waiting for a server thread before new ones are refused with RESOURCE_EXHAUSTED by gRPC. */
   static final int RPC_QUEUE_MAX = 10_000;
   static final long SHUTDOWN_GRACE_MS = 2_000;
+  /** Threads running the sessions' reply handling (their tasks never block). */
+  static final int SESSION_THREADS = 2;
+  /**
+   * Append sessions writing at the same moment (each writer blocks while its batch commits); further
+   * sessions with batches wait for a writer. Their queue is bounded by the sessions' in-flight limits.
+   */
+  static final int SESSION_WRITERS_MAX = 64;
+  /** The most frequent client keep-alive ping the gateway accepts, in seconds. */
+  static final int KEEPALIVE_PERMIT_SECS = 5;
 
   private final NodeConfig config;
   private final NovaNode node;
   private final GroupClients groups;
   private final ExecutorService rpcExecutor;
+  private final ScheduledExecutorService sessionExecutor;
+  private final ExecutorService sessionWriters;
   private final Server grpc;
 
   private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, ExecutorService rpcExecutor,
-      Server grpc) {
+      ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters, Server grpc) {
     this.config = config;
     this.node = node;
     this.groups = groups;
     this.rpcExecutor = rpcExecutor;
+    this.sessionExecutor = sessionExecutor;
+    this.sessionWriters = sessionWriters;
     this.grpc = grpc;
   }
 
@@ -69,12 +84,18 @@ public final class NovaServer implements AutoCloseable {
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     ClusterStatusReader status = new ClusterStatusReader(node);
     ExecutorService executor = rpcExecutor(config.nodeId());
+    ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
+    ExecutorService sessionWriters = pool("nova-session-writer-" + config.nodeId(), SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)
         .maxInboundMessageSize(8 * 1024 * 1024)
-        .addService(new DataPlaneService(new DataPlane(router, clock)))
+        // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
+        .permitKeepAliveTime(KEEPALIVE_PERMIT_SECS, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true)
+        .addService(new DataPlaneService(new DataPlane(router, clock), sessionExecutor, sessionWriters,
+            clock))
         .addService(new ControlPlaneService(new ControlPlane(router), status::read))
         .build();
     try {
@@ -83,10 +104,36 @@ public final class NovaServer implements AutoCloseable {
       groups.close();
       node.close();
       executor.shutdownNow();
+      sessionExecutor.shutdownNow();
+      sessionWriters.shutdownNow();
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
     }
     LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
-    return new NovaServer(config, node, groups, executor, grpc);
+    return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc);
+  }
+
+  private static ExecutorService pool(String name, int threads) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
+  }
+
+  /** Session reply handling and pauses: short tasks that never block, so a few threads serve every session. */
+  private static ScheduledExecutorService sessionExecutor(String nodeId) {
+    AtomicInteger n = new AtomicInteger();
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS, r -> {
+      Thread t = new Thread(r, "nova-session-" + nodeId + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    executor.setRemoveOnCancelPolicy(true);
+    return executor;
   }
 
   private static ExecutorService rpcExecutor(String nodeId) {
@@ -134,6 +181,8 @@ public final class NovaServer implements AutoCloseable {
     groups.close();
     node.close();
     rpcExecutor.shutdownNow();
+    sessionExecutor.shutdownNow();
+    sessionWriters.shutdownNow();
     LOG.info("node {} stopped", config.nodeId());
   }
 }

@@ -6,10 +6,12 @@ import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.internal.RatisMessages;
+import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.limits.Limits;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.ShardStore;
@@ -30,6 +32,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -64,10 +71,18 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  * replays it, skipping entries at or below the store's persisted applied index. A follower that falls
  * behind is caught up from the log. {@link #getLatestSnapshot()} returns null.
  *
+ * <p><b>Long-polled reads.</b> A read query with {@code wait_ms} whose start is at the committed tail
+ * parks in {@link ReadWaiters} and is answered when the apply thread commits a record to its stream,
+ * when the wait ends (empty), or on a leadership change or close (answered with what is committed).
+ *
  * <p>Thread-safety: Ratis' threading contract above; queries run concurrently with apply and read only
  * applied (committed) state; the cursor is guarded by {@code cursorLock}.
  */
 public final class ShardStateMachine extends BaseStateMachine {
+  /** Threads answering woken long-polled reads, shared by every shard of the JVM (off the apply threads). */
+  static final int WAITER_ANSWER_THREADS = 4;
+  private static final Executor WAITER_ANSWERS = waiterAnswerExecutor();
+
   private final Path storeDir;
   private final Clock clock;
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
@@ -78,6 +93,7 @@ public final class ShardStateMachine extends BaseStateMachine {
   private long cursorTerm = -1;
   private volatile ShardStore store;
   private volatile RaftServer.Division division;
+  private final ReadWaiters readWaiters = new ReadWaiters(WAITER_ANSWERS);
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
@@ -156,6 +172,10 @@ public final class ShardStateMachine extends BaseStateMachine {
         result.deleteRecords());
     result.state().ifPresent(state -> applied.put(streamId, state));
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    if (result.state().isPresent()) {
+      // After applied.put: a read parking concurrently either sees the new tail or is woken here.
+      readWaiters.wake(streamId);
+    }
     return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
   }
 
@@ -169,6 +189,8 @@ public final class ShardStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    // Parked reads answer now, so their callers re-ask whichever replica now leads.
+    readWaiters.wakeAll();
     if (!groupMemberId.getPeerId().equals(newLeaderId)) {
       // Leadership lost: the cursor's unapplied admissions may be discarded by the new leader.
       resetCursorUnlessTerm(Long.MIN_VALUE);
@@ -197,6 +219,9 @@ public final class ShardStateMachine extends BaseStateMachine {
   @Override
   public CompletableFuture<Message> query(Message request) {
     Optional<ShardQuery> parsed = RatisMessages.tryParse(request.getContent(), ShardQuery.parser());
+    if (parsed.isPresent() && parsed.get().hasRead() && parsed.get().getRead().getWaitMs() > 0) {
+      return readWaiting(parsed.get().getRead()).thenApply(RatisMessages::toMessage);
+    }
     ShardQueryResult result = parsed.map(this::answer).orElseGet(() -> error(Errors.invalidArgument("query",
         "a ShardQuery", "the query is not a valid ShardQuery: send a serialized nova.v1.internal.ShardQuery")));
     return CompletableFuture.completedFuture(RatisMessages.toMessage(result));
@@ -222,23 +247,48 @@ public final class ShardStateMachine extends BaseStateMachine {
   }
 
   /**
+   * A read that parks when it finds nothing because its start is at the tail. The start is pinned to
+   * that seq_num first: a tail offset or timestamp resolved again after records arrive would move.
+   */
+  private CompletableFuture<ShardQueryResult> readWaiting(ReadQuery query) {
+    long streamId = query.getStreamId();
+    Optional<StreamState> state = liveState(streamId);
+    if (state.isEmpty()) {
+      return CompletableFuture.completedFuture(notFound(streamId));
+    }
+    ShardQueryResult now = read(state.get(), query);
+    if (!now.hasRead() || now.getRead().getRecordsCount() > 0
+        || startSeqNum(state.get(), query) < now.getRead().getTail().getSeqNum()) {
+      return CompletableFuture.completedFuture(now);
+    }
+    long start = now.getRead().getTail().getSeqNum();
+    ShardQuery pinned = ShardQuery.newBuilder().setRead(query.toBuilder().setWaitMs(0).setClamp(false)
+        .setStart(ReadStart.newBuilder().setSeqNum(start))).build();
+    return readWaiters.park(streamId, start, query.getWaitMs(),
+        s -> liveState(streamId).map(st -> st.nextSeqNum() > s).orElse(true), () -> answer(pinned));
+  }
+
+  /** Where {@code query} starts in {@code state}, before clamping. */
+  private long startSeqNum(StreamState state, ReadQuery query) {
+    long tailSeqNum = state.nextSeqNum();
+    switch (query.getStart().getStartCase()) {
+      case TIMESTAMP:
+        return store.firstSeqNumAtOrAfter(state.streamId(), query.getStart().getTimestamp(), tailSeqNum);
+      case TAIL_OFFSET:
+        return tailSeqNum - Math.min(tailSeqNum, query.getStart().getTailOffset());
+      default:
+        return query.getStart().getSeqNum();
+    }
+  }
+
+  /**
    * Reads committed records. Limits: count and bytes default to and are capped at
    * {@link Limits#READ_RECORDS_MAX} and {@link Limits#READ_METERED_BYTES_MAX}. A start past the tail is an
    * INVALID_ARGUMENT on {@code start.seq_num} unless {@code clamp}, which starts at the tail.
    */
   private ShardQueryResult read(StreamState state, ReadQuery query) {
     long tailSeqNum = state.nextSeqNum();
-    long startSeqNum;
-    switch (query.getStart().getStartCase()) {
-      case TIMESTAMP:
-        startSeqNum = store.firstSeqNumAtOrAfter(state.streamId(), query.getStart().getTimestamp(), tailSeqNum);
-        break;
-      case TAIL_OFFSET:
-        startSeqNum = tailSeqNum - Math.min(tailSeqNum, query.getStart().getTailOffset());
-        break;
-      default:
-        startSeqNum = query.getStart().getSeqNum();
-    }
+    long startSeqNum = startSeqNum(state, query);
     if (Long.compareUnsigned(startSeqNum, tailSeqNum) > 0) {
       if (!query.getClamp()) {
         return error(Errors.invalidArgument("start.seq_num", "<= tail " + tailSeqNum, "start.seq_num "
@@ -269,6 +319,7 @@ public final class ShardStateMachine extends BaseStateMachine {
 
   @Override
   public void close() throws IOException {
+    readWaiters.wakeAll();
     super.close();
     ShardStore closing = store;
     if (closing != null) {
@@ -286,6 +337,19 @@ public final class ShardStateMachine extends BaseStateMachine {
 
   private static ShardQueryResult error(ErrorDetail error) {
     return ShardQueryResult.newBuilder().setError(error).build();
+  }
+
+  private static Executor waiterAnswerExecutor() {
+    AtomicInteger n = new AtomicInteger();
+    // Unbounded queue, but bounded in practice: only parked reads (ReadWaiters.WAITERS_MAX per shard) enter it.
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(WAITER_ANSWER_THREADS, WAITER_ANSWER_THREADS, 30,
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "nova-read-waiters-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
   }
 
   private RaftServer.Division division() throws IOException {

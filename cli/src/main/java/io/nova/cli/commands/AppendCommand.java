@@ -2,38 +2,46 @@ package io.nova.cli.commands;
 
 import io.nova.cli.Addresses;
 import io.nova.cli.ExitCodes;
-import io.nova.cli.io.Batcher;
 import io.nova.cli.io.InputRecord;
 import io.nova.cli.io.RecordFormat;
 import io.nova.client.AppendAck;
 import io.nova.client.AppendRecord;
-import io.nova.client.FencingView;
 import io.nova.client.NovaClient;
-import io.nova.client.ReadOptions;
 import io.nova.client.StreamAddress;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.OptionalLong;
+import io.nova.cli.io.RecordSource;
+import io.nova.client.Producer;
+import io.nova.client.ProducerOptions;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code append}: reads records from stdin or a file and appends them in batches of at most 1000 records
- * and 1 MiB (metered), one batch at a time, in input order. Input is consumed as it arrives, so a pipe
- * can be appended while it flows; an input error stops at the bad line, after the batches before it.
+ * {@code append}: streams records from stdin or a file through a {@link Producer}: records are merged
+ * into batches (at most 1000 records and 1 MiB), pipelined, and resent after a lost connection or a
+ * killed node. Input is consumed as it arrives, so a pipe can be appended while it flows. With
+ * {@code --match-seq-num} every batch is conditional at the previous batch's end, so a piped file
+ * lands exactly once even when a node dies mid-way; without it a resend after a failure may duplicate
+ * a batch (at-least-once). An input error stops at the bad line, after the records before it.
  */
 @Command(name = "append", mixinStandardHelpOptions = true,
     description = {
       "Append records read from stdin (or -i FILE) to a stream.",
       "text: one record per line; the body is the line's raw bytes without the newline. "
           + "json: one object per line, {\"headers\":[[\"name\",\"value\"]],\"body\":\"...\"}.",
-      "Prints each batch's seq_num range and a summary on stderr."
+      "Prints acknowledged seq_num ranges and a summary on stderr."
     })
 public final class AppendCommand extends ClientCommand {
+
+  /** Acked records coalesced into one printed range at most (about one batch). */
+  static final int RANGE_RECORDS_MAX = 1000;
 
   @Parameters(paramLabel = "nova://BASIN/STREAM")
   String uri;
@@ -54,7 +62,16 @@ public final class AppendCommand extends ClientCommand {
   @Option(names = {"-i", "--input"}, paramLabel = "FILE", description = "Read FILE instead of stdin.")
   Path input;
 
-  @Option(names = "--quiet", description = "Do not print each batch's ack range.")
+  @Option(names = "--linger", paramLabel = "DURATION", converter = io.nova.cli.DurationConverter.class,
+      description = "How long a batch waits for more records (default: 2ms).")
+  Duration linger;
+
+  @Option(names = "--retry-budget", paramLabel = "DURATION", converter = io.nova.cli.DurationConverter.class,
+      description = "How long to keep reconnecting without an acknowledgement before giving up "
+          + "(default: 60s; 1ms gives up after one reconnect).")
+  Duration retryBudget;
+
+  @Option(names = "--quiet", description = "Do not print the acknowledged ranges.")
   boolean quiet;
 
   @Override
@@ -63,91 +80,108 @@ public final class AppendCommand extends ClientCommand {
     if (matchSeqNum != null && matchSeqNum < 0) {
       throw new io.nova.cli.InputException("--match-seq-num must be >= 0, got " + matchSeqNum);
     }
-    BatchAppender appender = new BatchAppender(target(client, address), err(), System::nanoTime,
-        d -> Thread.sleep(d.toMillis()), BatchAppender.RETRY_BUDGET_DEFAULT);
+    ProducerOptions.Builder options = ProducerOptions.builder();
+    if (matchSeqNum != null) {
+      options.matchSeqNum(matchSeqNum);
+    }
+    if (fencingToken != null) {
+      options.fencingToken(fencingToken);
+    }
+    if (linger != null) {
+      options.linger(linger);
+    }
+    if (retryBudget != null) {
+      options.reconnectBudget(retryBudget);
+    }
     if (input == null) {
-      return appendAll(new Batcher(format.source(main().in())), appender);
+      return appendAll(client, address, options.build(), format.source(main().in()));
     }
     try (InputStream in = Files.newInputStream(input)) {
-      return appendAll(new Batcher(format.source(in)), appender);
+      return appendAll(client, address, options.build(), format.source(in));
     }
   }
 
-  private BatchAppender.Target target(NovaClient client, StreamAddress address) {
-    FencingView view = fencingToken == null ? null : client.presenting(fencingToken);
-    return new BatchAppender.Target() {
-      @Override
-      public AppendAck append(List<AppendRecord> records) {
-        return view == null ? client.append(address, records) : view.append(address, records);
-      }
-
-      @Override
-      public AppendAck appendMatch(long match, List<AppendRecord> records) {
-        return view == null
-            ? client.appendMatch(address, match, records)
-            : view.appendMatch(address, match, records);
-      }
-
-      @Override
-      public io.nova.client.ReadBatch read(long startSeqNum, long count) {
-        return client.read(address, ReadOptions.builder().startSeqNum(startSeqNum).count(count).build());
-      }
-    };
-  }
-
-  private int appendAll(Batcher batcher, BatchAppender appender) throws Exception {
-    Summary summary = new Summary();
-    OptionalLong match = matchSeqNum == null ? OptionalLong.empty() : OptionalLong.of(matchSeqNum);
-    try {
-      for (List<InputRecord> batch = batcher.next(); batch != null; batch = batcher.next()) {
-        String what = "lines " + batch.get(0).lineNumber() + "-" + batch.get(batch.size() - 1).lineNumber();
-        List<AppendRecord> records = batch.stream().map(InputRecord::record).toList();
-        AppendAck ack;
-        try {
-          ack = appender.append(records, match, what);
-        } catch (RuntimeException e) {
-          err().println("nova: the batch of " + what + " was not appended");
-          throw e;
+  private int appendAll(NovaClient client, StreamAddress address, ProducerOptions options, RecordSource source)
+      throws Exception {
+    Summary summary = new Summary(err(), quiet);
+    // Bounded by the producer's in-flight bytes: append blocks before this grows further.
+    ArrayDeque<Pending> pending = new ArrayDeque<>();
+    try (Producer producer = client.openStream(address, options)) {
+      for (InputRecord record = source.next(); record != null; record = source.next()) {
+        pending.addLast(new Pending(record.lineNumber(), producer.append(record.record())));
+        while (!pending.isEmpty() && pending.peekFirst().ack.isDone()) {
+          summary.take(pending.pollFirst());
         }
-        if (match.isPresent()) {
-          match = OptionalLong.of(ack.end().seqNum());
-        }
-        summary.add(ack);
-        if (!quiet) {
-          err().println("[" + ack.start().seqNum() + ", " + ack.end().seqNum() + ")");
-        }
+      }
+      producer.flush();
+      while (!pending.isEmpty()) {
+        summary.take(pending.pollFirst());
       }
     } finally {
-      summary.print(err());
+      summary.print();
     }
     return ExitCodes.OK;
   }
 
-  /** What has been appended so far. */
+  private record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
+  }
+
+  /** What has been appended so far, printed as coalesced seq_num ranges. */
   static final class Summary {
+    private final PrintStream err;
+    private final boolean quiet;
     long records;
     long firstSeqNum = -1;
-    long lastSeqNum = -1;
+    long rangeStart = -1;
+    long rangeEnd = -1;
     AppendAck lastAck;
 
+    Summary(PrintStream err, boolean quiet) {
+      this.err = err;
+      this.quiet = quiet;
+    }
+
+    void take(Pending p) throws InterruptedException {
+      AppendAck ack;
+      try {
+        ack = p.ack().get();
+      } catch (ExecutionException e) {
+        err.println("nova: line " + p.lineNumber() + " and the lines after it were not appended");
+        throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+      }
+      add(ack);
+    }
+
     void add(AppendAck ack) {
-      if (ack.recordCount() > 0 && firstSeqNum < 0) {
+      if (firstSeqNum < 0) {
         firstSeqNum = ack.start().seqNum();
       }
-      if (ack.recordCount() > 0) {
-        lastSeqNum = ack.end().seqNum() - 1;
+      if (rangeStart >= 0 && (ack.start().seqNum() != rangeEnd || rangeEnd - rangeStart >= RANGE_RECORDS_MAX)) {
+        printRange();
       }
+      if (rangeStart < 0) {
+        rangeStart = ack.start().seqNum();
+      }
+      rangeEnd = ack.end().seqNum();
       records += ack.recordCount();
       lastAck = ack;
     }
 
-    void print(PrintStream err) {
+    private void printRange() {
+      if (!quiet && rangeStart >= 0) {
+        err.println("[" + rangeStart + ", " + rangeEnd + ")");
+      }
+      rangeStart = -1;
+    }
+
+    void print() {
+      printRange();
       if (lastAck == null) {
         err.println("appended 0 records");
         return;
       }
       err.println("appended " + records + (records == 1 ? " record" : " records")
-          + ", seq_num " + firstSeqNum + " to " + lastSeqNum
+          + ", seq_num " + firstSeqNum + " to " + (lastAck.end().seqNum() - 1)
           + "; tail " + lastAck.tail().seqNum() + " " + lastAck.tail().timestampMs());
     }
   }

@@ -41,6 +41,11 @@ public final class DevCommand implements Callable<Integer> {
       description = "Shard groups hosting streams (default: " + NodeConfig.DEFAULT_SHARD_COUNT + ").")
   Integer shards;
 
+  @Option(names = "--port-base", paramLabel = "PORT", defaultValue = "" + DevClusterPlan.PORT_BASE_DEFAULT,
+      description = "Node i listens for clients on PORT+i and for Raft on PORT+100+i "
+          + "(default: ${DEFAULT-VALUE}).")
+  int portBase;
+
   @Option(names = "--ready-timeout", paramLabel = "DURATION", defaultValue = "60s",
       converter = io.nova.cli.DurationConverter.class,
       description = "How long to wait for the cluster to answer (default: ${DEFAULT-VALUE}).")
@@ -54,7 +59,7 @@ public final class DevCommand implements Callable<Integer> {
     Main main = Main.of(spec);
     Path dir = dataDir != null ? dataDir.toAbsolutePath() : Files.createTempDirectory("nova-dev-");
     DevClusterPlan plan = DevClusterPlan.of(nodes, dir,
-        shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards);
+        shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards, portBase);
     try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout)) {
       return cluster.runUntilStopped();
     } catch (DevCluster.StartFailure e) {

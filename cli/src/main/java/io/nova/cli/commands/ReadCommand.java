@@ -8,6 +8,7 @@ import io.nova.cli.io.RecordSink;
 import io.nova.client.NovaClient;
 import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
+import io.nova.client.ReadSession;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import java.io.BufferedOutputStream;
@@ -61,6 +62,11 @@ public final class ReadCommand extends ClientCommand {
       description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   RecordFormat format;
 
+  @Option(names = {"-f", "--follow"},
+      description = "Keep reading new records as they are committed (a read session), until --count "
+          + "or --bytes is reached or Ctrl-C.")
+  boolean follow;
+
   @Option(names = "--clamp",
       description = "Start at the tail instead of failing when the start is beyond it.")
   boolean clamp;
@@ -72,7 +78,11 @@ public final class ReadCommand extends ClientCommand {
     StreamAddress address = Addresses.stream(uri);
     OutputStream out = new BufferedOutputStream(main().out(), 64 * 1024);
     try {
-      read(client, address, format.sink(out));
+      if (follow) {
+        follow(client, address, options(null, countOrMax(count), countOrMax(bytes)), format.sink(out), out);
+      } else {
+        read(client, address, format.sink(out));
+      }
     } finally {
       out.flush();
     }
@@ -96,6 +106,48 @@ public final class ReadCommand extends ClientCommand {
       }
       if (batch.records().isEmpty() || next >= batch.tail().seqNum()) {
         return;
+      }
+    }
+  }
+
+  /**
+   * Reads from {@code first}'s start up to its count or the tail (as of the last response), one read
+   * after another (each returns at most 1000 records).
+   */
+  static void readToTail(NovaClient client, StreamAddress address, ReadOptions first, RecordSink sink)
+      throws IOException {
+    long countLeft = first.count().orElse(Long.MAX_VALUE);
+    ReadBatch batch = client.read(address, first);
+    while (true) {
+      long next = -1;
+      for (SequencedRecord record : batch.records()) {
+        sink.write(record);
+        countLeft--;
+        next = record.seqNum() + 1;
+      }
+      if (batch.records().isEmpty() || countLeft <= 0 || next >= batch.tail().seqNum()) {
+        return;
+      }
+      batch = client.read(address, ReadOptions.builder().startSeqNum(next).count(countLeft).build());
+    }
+  }
+
+  private static long countOrMax(Long value) {
+    return value == null ? Long.MAX_VALUE : value;
+  }
+
+  /**
+   * Writes every record of a read session to {@code sink}, flushing {@code out} whenever the session
+   * has nothing more buffered, so a follower sees each record as soon as it commits.
+   */
+  static void follow(NovaClient client, StreamAddress address, ReadOptions options, RecordSink sink,
+      OutputStream out) throws IOException {
+    try (ReadSession session = client.readSession(address, options)) {
+      while (session.hasNext()) {
+        sink.write(session.next());
+        if (!session.hasBuffered()) {
+          out.flush();
+        }
       }
     }
   }

@@ -18,8 +18,10 @@ import java.util.stream.Collectors;
 public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   public static final String HOST = "127.0.0.1";
-  public static final int API_PORT_BASE = 7700;
-  public static final int RAFT_PORT_BASE = 7800;
+  /** The default port base: node i listens for clients on base + i and for Raft on base + 100 + i. */
+  public static final int PORT_BASE_DEFAULT = 7700;
+  /** Keeps base + 100 + NODES_MAX a valid port. */
+  public static final int PORT_BASE_MAX = 65_000;
   /** Keeps every port within its block of 100 and the machine usable. */
   public static final int NODES_MAX = 9;
 
@@ -29,12 +31,20 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   /** The plan for {@code nodes} nodes under {@code dataDir} with {@code shards} shard groups. */
   public static DevClusterPlan of(int nodes, Path dataDir, int shards) {
+    return of(nodes, dataDir, shards, PORT_BASE_DEFAULT);
+  }
+
+  /** As {@link #of(int, Path, int)}, with node i on api port {@code portBase + i}, raft {@code portBase + 100 + i}. */
+  public static DevClusterPlan of(int nodes, Path dataDir, int shards, int portBase) {
+    if (portBase < 1024 || portBase > PORT_BASE_MAX) {
+      throw new IllegalArgumentException("port base must be between 1024 and " + PORT_BASE_MAX + ", got " + portBase);
+    }
     if (nodes < 1 || nodes > NODES_MAX) {
       throw new IllegalArgumentException("nodes must be between 1 and " + NODES_MAX + ", got " + nodes);
     }
     List<PeerAddress> peers = new ArrayList<>();
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, HOST + ":" + (RAFT_PORT_BASE + i), HOST + ":" + (API_PORT_BASE + i)));
+      peers.add(new PeerAddress("n" + i, HOST + ":" + (portBase + 100 + i), HOST + ":" + (portBase + i)));
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {

@@ -32,6 +32,15 @@ class DevClusterPlanTest {
   }
 
   @Test
+  void aPortBaseMovesEveryPort() {
+    DevClusterPlan plan = DevClusterPlan.of(2, dir, 1, 9700);
+    assertThat(plan.endpoints()).isEqualTo("127.0.0.1:9701,127.0.0.1:9702");
+    assertThat(plan.configs().get(1).self().raftAddress()).isEqualTo("127.0.0.1:9802");
+    assertThatThrownBy(() -> DevClusterPlan.of(1, dir, 1, 80)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DevClusterPlan.of(1, dir, 1, 65_400)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void oneNodeWorksAndTheCountIsBounded() {
     assertThat(DevClusterPlan.of(1, dir, 1).endpoints()).isEqualTo("127.0.0.1:7701");
     assertThatThrownBy(() -> DevClusterPlan.of(0, dir, 1)).isInstanceOf(IllegalArgumentException.class);

@@ -69,6 +69,18 @@ public final class ErrorMapper {
         return description != null && description.contains("Connection refused");
     }
 
+    /**
+     * Whether a session (append or read) that ended with {@code code} should reconnect and resume: the
+     * connection or the cluster failed, not the request. INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION
+     * and the like are definite answers instead.
+     */
+    public static boolean sessionShouldReconnect(Status.Code code) {
+        return switch (code) {
+            case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN, INTERNAL, RESOURCE_EXHAUSTED, ABORTED -> true;
+            default -> false;
+        };
+    }
+
     /** The packed {@link ErrorDetail}, or null when the status carries none (or it does not parse). */
     static ErrorDetail detailOf(Throwable e) {
         com.google.rpc.Status rpcStatus = StatusProto.fromThrowable(e);

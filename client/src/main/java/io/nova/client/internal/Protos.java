@@ -76,7 +76,8 @@ public final class Protos {
         return new AppendAck(position(a.getStart()), position(a.getEnd()), position(a.getTail()));
     }
 
-    static SequencedRecord sequencedRecord(io.nova.proto.v1.SequencedRecord r) {
+    /** A wire record as a {@link SequencedRecord}. */
+    public static SequencedRecord sequencedRecord(io.nova.proto.v1.SequencedRecord r) {
         return new SequencedRecord(r.getSeqNum(), r.getTimestamp(),
                 r.getHeadersList().stream().map(Protos::header).toList(), r.getBody().toByteArray());
     }

@@ -21,7 +21,9 @@ import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetFencingTokenResponse;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.ReadStart;
 import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Limits;
 import java.time.Clock;
 
 /**
@@ -35,11 +37,11 @@ import java.time.Clock;
 public final class DataPlane {
 
   private final StreamRouter router;
-  private final ReadWaiter readWaiter;
+  private final Clock clock;
 
   public DataPlane(StreamRouter router, Clock clock) {
     this.router = router;
-    this.readWaiter = new ReadWaiter(clock);
+    this.clock = clock;
   }
 
   public StreamRouter router() {
@@ -73,27 +75,45 @@ public final class DataPlane {
     return b.build();
   }
 
-  /** Reads committed records, waiting up to {@code wait_secs} for the first one. */
+  /**
+   * Reads committed records, waiting up to {@code wait_secs} for the first one. The wait is a long poll
+   * parked in the shard (woken by the commit of a record, never polled), renewed every
+   * {@link Limits#READ_PARK_MS_MAX} ms until the wait ends, so at most
+   * {@code wait_secs * 1000 / READ_PARK_MS_MAX + 1} queries. After the first empty answer the start is
+   * pinned to the tail it reported, so a relative start is not resolved again.
+   */
   public ReadResponse read(ReadRequest request) {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     RequestChecks.read(request);
-    return readWaiter.readWaiting(request.getWaitSecs(), () -> {
+    long deadlineMs = clock.millis() + 1000L * request.getWaitSecs();
+    ReadStart start = request.getStart();
+    boolean clamp = request.getClamp();
+    while (true) {
+      long waitMs = Math.max(0, Math.min(Limits.READ_PARK_MS_MAX, deadlineMs - clock.millis()));
+      ReadQuery query = readQuery(request, start, clamp, waitMs);
       ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-          ShardQuery.newBuilder().setRead(readQuery(info.getStreamId(), request)).build());
-      return switch (result.getKindCase()) {
+          ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId())).build());
+      ReadResponse response = switch (result.getKindCase()) {
         case READ -> result.getRead();
         case ERROR -> throw new GatewayException(result.getError());
         default -> throw unexpected("Read", result.getKindCase());
       };
-    });
+      if (response.getRecordsCount() > 0 || waitMs == 0 || clock.millis() >= deadlineMs
+          || (start.hasSeqNum() && start.getSeqNum() < response.getTail().getSeqNum())) {
+        // Records, the wait is over, or nothing to wait for (records exist, but past `until`).
+        return response;
+      }
+      start = ReadStart.newBuilder().setSeqNum(response.getTail().getSeqNum()).build();
+      clamp = false;
+    }
   }
 
-  private static ReadQuery readQuery(long streamId, ReadRequest request) {
+  private static ReadQuery readQuery(ReadRequest request, ReadStart start, boolean clamp, long waitMs) {
     ReadQuery.Builder q = ReadQuery.newBuilder()
-        .setStreamId(streamId)
-        .setStart(request.getStart())
+        .setStart(start)
         .setLimit(request.getLimit())
-        .setClamp(request.getClamp());
+        .setClamp(clamp)
+        .setWaitMs((int) waitMs);
     if (request.hasUntil()) {
       q.setUntil(request.getUntil());
     }

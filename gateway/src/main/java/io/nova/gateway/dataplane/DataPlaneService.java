@@ -1,8 +1,10 @@
 package io.nova.gateway.dataplane;
 
-import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.nova.gateway.errors.UnaryCalls;
+import io.nova.gateway.session.AppendSessionCall;
+import io.nova.gateway.session.ReadSessionCall;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.AppendResponse;
 import io.nova.proto.v1.AppendSessionRequest;
@@ -18,14 +20,33 @@ import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadSessionRequest;
 import io.nova.proto.v1.ReadSessionResponse;
+import java.time.Clock;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 
-/** The gRPC face of the {@link DataPlane}. Each unary handler blocks one server thread. */
+/**
+ * The gRPC face of the {@link DataPlane}. Each unary handler blocks one server thread; the sessions
+ * ({@link AppendSessionCall}, {@link ReadSessionCall}) block none (an append session's writes block
+ * a thread of the session writers while a batch commits).
+ */
 public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
 
   private final DataPlane dataPlane;
+  private final ScheduledExecutorService sessions;
+  private final Executor sessionWriters;
+  private final Clock clock;
 
-  public DataPlaneService(DataPlane dataPlane) {
+  /**
+   * @param sessions runs the read sessions' reply handling and pauses (short, non-blocking tasks)
+   * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits)
+   * @param clock the clock of the read sessions' heartbeat pacing
+   */
+  public DataPlaneService(DataPlane dataPlane, ScheduledExecutorService sessions, Executor sessionWriters,
+      Clock clock) {
     this.dataPlane = dataPlane;
+    this.sessions = sessions;
+    this.sessionWriters = sessionWriters;
+    this.clock = clock;
   }
 
   @Override
@@ -57,25 +78,13 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   @Override
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
-    observer.onError(Status.UNIMPLEMENTED
-        .withDescription("append sessions are not served yet; use Append").asRuntimeException());
-    return new NoOpObserver<>();
+    return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
+        dataPlane.router().groups(), dataPlane.router().directory(), sessionWriters);
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
-    observer.onError(Status.UNIMPLEMENTED
-        .withDescription("read sessions are not served yet; use Read").asRuntimeException());
-  }
-
-  private static final class NoOpObserver<T> implements StreamObserver<T> {
-    @Override
-    public void onNext(T value) {}
-
-    @Override
-    public void onError(Throwable t) {}
-
-    @Override
-    public void onCompleted() {}
+    ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
+        dataPlane.router().groups(), dataPlane.router().directory(), sessions, clock::millis);
   }
 }

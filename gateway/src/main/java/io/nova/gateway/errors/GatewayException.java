@@ -18,4 +18,15 @@ public final class GatewayException extends RuntimeException {
   public ErrorDetail detail() {
     return detail;
   }
+
+  /**
+   * The typed error behind an asynchronous failure: the detail of a {@link GatewayException} (possibly
+   * wrapped in a {@link java.util.concurrent.CompletionException}), else INTERNAL naming {@code where}.
+   */
+  public static ErrorDetail detailOf(Throwable failure, String where) {
+    Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
+    return cause instanceof GatewayException ge ? ge.detail()
+        : io.nova.statemachine.errors.Errors.internal(where + " failed inside the gateway: " + cause);
+  }
 }

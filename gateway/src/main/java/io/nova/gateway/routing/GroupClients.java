@@ -24,12 +24,17 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +44,19 @@ import org.slf4j.LoggerFactory;
  * safe, see {@link WriteRetryPolicy}); this class turns every outcome into either a decoded result or
  * a {@link GatewayException} carrying the typed error the caller acts on.
  *
- * <p>Thread-safe. Calls block the calling thread until the group answers.
+ * <p>Thread-safe. The synchronous calls block the calling thread until the group answers;
+ * {@link #queryAsync} never blocks.
  */
 public final class GroupClients implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
+
+  /**
+   * How long a read may wait for its reply: longer than the longest long-poll a shard parks
+   * ({@link io.nova.statemachine.limits.Limits#READ_PARK_MS_MAX}), so a parked read is never mistaken for a dead leader.
+   */
+  static final TimeDuration READ_REQUEST_TIMEOUT = TimeDuration.valueOf(
+      io.nova.statemachine.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
 
   private final ClusterLayout layout;
   private final List<RaftClient> writeClients = new ArrayList<>();
@@ -52,17 +65,20 @@ public final class GroupClients implements AutoCloseable {
   public GroupClients(ClusterLayout layout) {
     this.layout = layout;
     for (GroupSpec spec : layout.allGroups()) {
-      writeClients.add(newClient(spec, true));
-      readClients.add(newClient(spec, false));
+      writeClients.add(newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy()));
+      RaftProperties reads = RaftTuning.clientProperties();
+      RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
+      readClients.add(newClient(spec, reads, RaftTuning.readRetryPolicy()));
     }
   }
 
-  private static RaftClient newClient(GroupSpec spec, boolean writes) {
+  private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
+      org.apache.ratis.retry.RetryPolicy retryPolicy) {
     return RaftClient.newBuilder()
         .setClientId(ClientId.randomId())
         .setRaftGroup(spec.group())
-        .setProperties(RaftTuning.clientProperties())
-        .setRetryPolicy(writes ? RaftTuning.writeRetryPolicy() : RaftTuning.readRetryPolicy())
+        .setProperties(properties)
+        .setRetryPolicy(retryPolicy)
         .build();
   }
 
@@ -78,6 +94,32 @@ public final class GroupClients implements AutoCloseable {
   /** A linearizable query of a shard group. */
   public ShardQueryResult query(int shard, ShardQuery query) {
     return read(layout.shard(shard), query, ShardQueryResult.parser());
+  }
+
+  /**
+   * A linearizable query of a shard group that may park in its state machine (a long-polled read);
+   * completes exceptionally with a {@link GatewayException}. Never blocks the caller.
+   */
+  public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
+    GroupSpec spec = layout.shard(shard);
+    // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
+    // request (and can stay closed) when a server goes away mid-stream.
+    return readClients.get(indexOf(spec)).async().sendReadOnlyUnordered(message(query))
+        .handle((reply, failure) -> complete(spec, reply, failure, ShardQueryResult.parser(), false));
+  }
+
+  private static <T> T complete(GroupSpec spec, RaftClientReply reply, Throwable failure, Parser<T> parser,
+      boolean write) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
+    try {
+      if (cause != null) {
+        throw cause instanceof IOException io ? io : new IOException(cause);
+      }
+      return parse(reply, parser);
+    } catch (IOException e) {
+      throw translate(spec, e, write);
+    }
   }
 
   public MetaResult writeMeta(MetaCommand command) {
@@ -159,6 +201,7 @@ public final class GroupClients implements AutoCloseable {
     for (RaftClient c : readClients) {
       closeQuietly(c);
     }
+
   }
 
   private static void closeQuietly(RaftClient c) {

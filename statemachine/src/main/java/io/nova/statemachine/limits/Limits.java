@@ -35,6 +35,8 @@ public final class Limits {
   public static final int READ_RECORDS_MAX = 1000;
   /** Default and maximum metered bytes one read returns (1 MiB). */
   public static final int READ_METERED_BYTES_MAX = 1 << 20;
+  /** Longest a read query parks in a shard waiting for a record ({@code ReadQuery.wait_ms}), in ms. */
+  public static final int READ_PARK_MS_MAX = 10_000;
   /**
    * Largest serialized log entry a state machine admits, in bytes (1.5 MiB). Metering undercounts protobuf
    * framing (a batch of many tiny headers serializes to several times its metered size), and Ratis refuses

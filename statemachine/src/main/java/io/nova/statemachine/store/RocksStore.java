@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -27,6 +28,9 @@ import org.rocksdb.WriteOptions;
  * {@link UncheckedIOException}; they are fatal for the replica.
  *
  * <p>Thread-safety: RocksDB handles concurrent reads and writes; callers serialize writes (one apply thread).
+ * Every use holds the read side of {@code closeLock} and {@link #close()} its write side: RocksDB frees
+ * its native handles on close, and a read racing it (a query answered while its node stops) would crash
+ * the whole JVM instead of failing. A use after close throws {@link StoreClosedException}.
  */
 abstract class RocksStore implements AutoCloseable {
   /** The key of the applied (term, index): a single byte below every other prefix. */
@@ -40,6 +44,16 @@ abstract class RocksStore implements AutoCloseable {
   private final WriteOptions writeOptions;
   protected final RocksDB db;
   private volatile AppliedIndex appliedIndex;
+  private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
+  /** Guarded by {@code closeLock}. */
+  private boolean closed;
+
+  /** A use of a store after {@link #close()}: the replica is stopping; the caller's request fails. */
+  public static final class StoreClosedException extends IllegalStateException {
+    StoreClosedException() {
+      super("the store is closed: the replica is stopping");
+    }
+  }
 
   protected RocksStore(Path dir) {
     try {
@@ -68,6 +82,30 @@ abstract class RocksStore implements AutoCloseable {
    * @throws IllegalStateException if {@code applied} does not move forward
    */
   protected void commit(WriteBatch batch, AppliedIndex applied) {
+    using(() -> {
+      commitOpen(batch, applied);
+      return null;
+    });
+  }
+
+  /**
+   * Runs {@code use} of {@link #db} unless the store is closed, holding off {@link #close()} meanwhile.
+   *
+   * @throws StoreClosedException if the store is closed
+   */
+  protected <T> T using(java.util.function.Supplier<T> use) {
+    closeLock.readLock().lock();
+    try {
+      if (closed) {
+        throw new StoreClosedException();
+      }
+      return use.get();
+    } finally {
+      closeLock.readLock().unlock();
+    }
+  }
+
+  private void commitOpen(WriteBatch batch, AppliedIndex applied) {
     Invariants.check(applied.index() > appliedIndex.index(), "applied index must grow: %s after %s",
         applied, appliedIndex);
     try {
@@ -81,27 +119,43 @@ abstract class RocksStore implements AutoCloseable {
 
   /** Calls {@code visitor} with every key starting with {@code prefix}, in key order, and its value. */
   protected void scanPrefix(byte[] prefix, BiConsumer<byte[], byte[]> visitor) {
-    try (RocksIterator it = db.newIterator()) {
-      for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
-        visitor.accept(it.key(), it.value());
+    using(() -> {
+      try (RocksIterator it = db.newIterator()) {
+        for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
+          visitor.accept(it.key(), it.value());
+        }
       }
-    }
+      return null;
+    });
   }
 
   /** Flushes memtables to SST files, so a restart replays less of the Raft log. */
   public void flush() {
-    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-      db.flush(flush);
-    } catch (RocksDBException e) {
-      throw storageFailure("flush", e);
-    }
+    using(() -> {
+      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+        db.flush(flush);
+      } catch (RocksDBException e) {
+        throw storageFailure("flush", e);
+      }
+      return null;
+    });
   }
 
+  /** Closes the database once no use is running; idempotent. */
   @Override
   public void close() {
-    db.close();
-    writeOptions.close();
-    options.close();
+    closeLock.writeLock().lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      db.close();
+      writeOptions.close();
+      options.close();
+    } finally {
+      closeLock.writeLock().unlock();
+    }
   }
 
   protected static UncheckedIOException storageFailure(String what, RocksDBException e) {

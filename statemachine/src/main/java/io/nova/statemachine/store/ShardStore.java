@@ -91,6 +91,11 @@ public final class ShardStore extends RocksStore {
    */
   public List<SequencedRecord> readRecords(long streamId, long startSeqNum, long endSeqNum, int countMax,
       long bytesMax, OptionalLong untilMs) {
+    return using(() -> readRecordsOpen(streamId, startSeqNum, endSeqNum, countMax, bytesMax, untilMs));
+  }
+
+  private List<SequencedRecord> readRecordsOpen(long streamId, long startSeqNum, long endSeqNum, int countMax,
+      long bytesMax, OptionalLong untilMs) {
     List<SequencedRecord> records = new ArrayList<>();
     long bytes = 0;
     try (RocksIterator it = db.newIterator()) {
@@ -119,6 +124,10 @@ public final class ShardStore extends RocksStore {
    * valid because timestamps never decrease within a stream and seq_nums are dense from 0.
    */
   public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
+    return using(() -> firstSeqNumAtOrAfterOpen(streamId, timestampMs, tailSeqNum));
+  }
+
+  private long firstSeqNumAtOrAfterOpen(long streamId, long timestampMs, long tailSeqNum) {
     long low = 0;
     long high = tailSeqNum;
     while (low < high) {

@@ -1,0 +1,127 @@
+package io.nova.cli.commands;
+
+import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
+import io.nova.cli.bench.Bench;
+import io.nova.cli.bench.BenchReport;
+import io.nova.client.NovaClient;
+import io.nova.client.ProducerOptions;
+import io.nova.client.StreamAddress;
+import io.nova.client.errors.AlreadyExistsException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bench}: a bounded load generator against any cluster (see {@link Bench}); prints a table,
+ * writes JSON, and with {@code --check} verifies every acknowledged record afterwards.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {
+      "Measure append throughput, ack latency and end-to-end (append to tailing reader) latency with N "
+          + "producers over M fresh streams, for a bounded time and record count.",
+      "Prints a table and writes JSON; --check reads everything back and verifies that every acknowledged "
+          + "record is present exactly once at its acked position (exit 1 otherwise)."
+    })
+public final class BenchCommand extends ClientCommand {
+
+  /** The most producers and streams one run may use. */
+  static final int PRODUCERS_MAX = 64;
+  /** The longest run. */
+  static final Duration DURATION_MAX = Duration.ofHours(1);
+  /** Problems listed by --check before it stops looking. */
+  static final int PROBLEMS_MAX = 20;
+
+  @Option(names = "--basin", defaultValue = "demo", description = "Basin of the streams (default: ${DEFAULT-VALUE}).")
+  String basin;
+
+  @Option(names = "--streams", defaultValue = "1", description = "Streams written (default: ${DEFAULT-VALUE}).")
+  int streams;
+
+  @Option(names = "--producers", defaultValue = "1",
+      description = "Producers, spread over the streams round robin (default: ${DEFAULT-VALUE}).")
+  int producers;
+
+  @Option(names = "--record-bytes", defaultValue = "1024", description = "Body size (default: ${DEFAULT-VALUE}).")
+  int recordBytes;
+
+  @Option(names = "--duration", defaultValue = "10s", converter = io.nova.cli.DurationConverter.class,
+      description = "How long to append (default: ${DEFAULT-VALUE}, at most 1h).")
+  Duration duration;
+
+  @Option(names = "--records", defaultValue = "10000000",
+      description = "The most records each producer appends (default: ${DEFAULT-VALUE}).")
+  long records;
+
+  @Option(names = "--rate", defaultValue = "0",
+      description = "Records per second over all producers; 0 for as fast as possible (default).")
+  long rate;
+
+  @Option(names = "--conditional", description = "Append with an advancing match_seq_num (one producer per stream).")
+  boolean conditional;
+
+  @Option(names = "--linger", converter = io.nova.cli.DurationConverter.class,
+      description = "The producers' linger (default: the Producer default, 2ms).")
+  Duration linger;
+
+  @Option(names = "--in-flight-bytes", paramLabel = "BYTES",
+      description = "The producers' in-flight byte bound (default: the Producer default).")
+  Long inFlightBytes;
+
+  @Option(names = "--json", paramLabel = "FILE", defaultValue = "bench.json",
+      description = "Where to write the JSON report (default: ${DEFAULT-VALUE}).")
+  Path json;
+
+  @Option(names = "--check", description = "Verify every acknowledged record afterwards.")
+  boolean check;
+
+  @Override
+  protected int run(NovaClient client) throws Exception {
+    if (streams < 1 || streams > PRODUCERS_MAX || producers < 1 || producers > PRODUCERS_MAX) {
+      throw new InputException("--streams and --producers must be between 1 and " + PRODUCERS_MAX);
+    }
+    if (duration.isNegative() || duration.isZero() || duration.compareTo(DURATION_MAX) > 0) {
+      throw new InputException("--duration must be positive and at most " + DURATION_MAX);
+    }
+    if (records < 1 || records > 100_000_000L || rate < 0) {
+      throw new InputException("--records must be 1..100000000 and --rate >= 0");
+    }
+    String prefix = "bench-" + System.currentTimeMillis();
+    List<StreamAddress> addresses = new ArrayList<>();
+    for (int s = 0; s < streams; s++) {
+      StreamAddress address = new StreamAddress(basin, prefix + "-" + s);
+      try {
+        client.createStream(address);
+      } catch (AlreadyExistsException e) {
+        // A retried create that had landed.
+      }
+      addresses.add(address);
+    }
+    Bench bench;
+    try {
+      bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
+          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
+          inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes));
+    } catch (IllegalArgumentException e) {
+      throw new InputException(e.getMessage());
+    }
+    java.io.PrintStream out = new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
+    BenchReport report = bench.run();
+    report.printTable(out);
+    String checkResult = null;
+    if (check) {
+      List<String> problems = bench.check(PROBLEMS_MAX);
+      checkResult = problems.isEmpty() ? "OK" : "FAILED";
+      problems.forEach(p -> out.println("check: " + p));
+      out.println("check: " + checkResult);
+    }
+    Files.writeString(json, report.toJson(checkResult) + "\n", StandardCharsets.UTF_8);
+    out.println("wrote " + json);
+    return checkResult == null || checkResult.equals("OK") ? ExitCodes.OK : ExitCodes.FAILURE;
+  }
+}

@@ -1,0 +1,117 @@
+package io.nova.cli.dev;
+
+import io.nova.client.GroupStatus;
+import io.nova.client.NovaClient;
+import io.nova.client.errors.AlreadyExistsException;
+import io.nova.client.errors.NovaException;
+import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.PeerAddress;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+
+/**
+ * A cluster of real node processes on free loopback ports for crash tests: each node is started with
+ * {@link DevCluster#command} and can be killed with SIGKILL ({@code kill -9}) and restarted on its data
+ * folder. Close kills whatever still runs.
+ */
+final class ProcessCluster implements AutoCloseable {
+
+  private final Path dir;
+  private final Map<String, Process> processes = new LinkedHashMap<>();
+  private final List<NodeConfig> configs = new ArrayList<>();
+  private final List<PeerAddress> peers = new ArrayList<>();
+
+  /** Starts {@code nodes} node processes with {@code shards} shard groups under {@code dir}. */
+  ProcessCluster(Path dir, String clusterName, int nodes, int shards) throws IOException {
+    this.dir = dir;
+    for (int i = 1; i <= nodes; i++) {
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+    }
+    for (PeerAddress p : peers) {
+      configs.add(new NodeConfig(clusterName, p.id(), dir.resolve(p.id()).resolve("data"), shards,
+          NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+      start(p.id());
+    }
+  }
+
+  /** Every node's API address, comma-separated, in node order. */
+  String endpoints() {
+    return String.join(",", peers.stream().map(PeerAddress::apiAddress).toList());
+  }
+
+  String endpoint(String nodeId) {
+    return peers.stream().filter(p -> p.id().equals(nodeId)).findFirst().orElseThrow().apiAddress();
+  }
+
+  List<String> nodeIds() {
+    return peers.stream().map(PeerAddress::id).toList();
+  }
+
+  /** Starts (or restarts, on its data folder) one node process. */
+  void start(String nodeId) throws IOException {
+    NodeConfig config = configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow();
+    Path nodeDir = Files.createDirectories(dir.resolve(nodeId));
+    Path configFile = nodeDir.resolve("node.yaml");
+    config.write(configFile);
+    Process p = new ProcessBuilder(DevCluster.command(configFile))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(nodeDir.resolve("node.log").toFile()))
+        .start();
+    p.getOutputStream().close();
+    processes.put(nodeId, p);
+  }
+
+  /** Kills one node process with SIGKILL and waits for it to die; returns its exit value (137). */
+  int kill(String nodeId) throws InterruptedException {
+    Process victim = processes.remove(nodeId);
+    victim.destroyForcibly(); // SIGKILL on Linux: no shutdown hook runs
+    if (!victim.waitFor(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(nodeId + " did not die within 10 s of SIGKILL");
+    }
+    return victim.exitValue();
+  }
+
+  /** Creates {@code basin}, waiting (bounded) for the cluster to answer. */
+  static void awaitBasin(NovaClient client, String basin) {
+    Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .ignoreExceptionsInstanceOf(NovaException.class)
+        .until(() -> {
+          try {
+            client.createBasin(basin);
+          } catch (AlreadyExistsException e) {
+            // A retried create whose first attempt landed.
+          }
+          return true;
+        });
+  }
+
+  /** The leader of {@code group} as the answering node reports it (waits, bounded, for one). */
+  static String leaderOf(NovaClient client, String group) {
+    return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        .ignoreExceptionsInstanceOf(NovaException.class)
+        .until(() -> client.clusterStatus().groups().stream()
+            .filter(g -> g.name().equals(group)).map(GroupStatus::leader)
+            .filter(l -> !l.isEmpty()).findFirst(), java.util.Optional::isPresent).orElseThrow();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() {
+    processes.values().forEach(Process::destroyForcibly);
+    processes.clear();
+  }
+}

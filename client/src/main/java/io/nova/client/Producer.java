@@ -1,0 +1,516 @@
+package io.nova.client;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InvalidArgumentException;
+import io.nova.client.errors.NovaException;
+import io.nova.client.errors.SequenceMismatchException;
+import io.nova.client.errors.UnavailableException;
+import io.nova.client.internal.Backoff;
+import io.nova.client.internal.CallInfo;
+import io.nova.client.internal.CallKind;
+import io.nova.client.internal.EndpointPool;
+import io.nova.client.internal.ErrorMapper;
+import io.nova.client.internal.Protos;
+import io.nova.client.internal.ReadBack;
+import io.nova.proto.v1.AppendSessionRequest;
+import io.nova.proto.v1.AppendSessionResponse;
+import io.nova.proto.v1.DataPlaneGrpc;
+import io.nova.proto.v1.OpenAppendSession;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A pipelined writer of one stream over an append session: appends are staged, merged into batches
+ * (up to {@link ProducerOptions#linger()}, {@link ProducerOptions#batchRecordsMax()} and
+ * {@link ProducerOptions#batchBytesMax()}), sent without waiting for earlier acks and acknowledged in
+ * order. Each append gets a future that resolves to its own {@link AppendAck} (its records' range inside
+ * the batch; the start and end timestamps are those of the batch) or fails with a typed
+ * {@link NovaException}.
+ *
+ * <p><b>Back-pressure.</b> {@link #append} blocks the caller while staged and unacknowledged appends hold
+ * {@link ProducerOptions#inFlightBytesMax()} metered bytes (default 4 MiB); it never blocks otherwise.
+ *
+ * <p><b>Conditional appends.</b> {@link #appendMatch} is never merged with other appends, so its match
+ * names its own first record. A miss fails only that append with {@link SequenceMismatchException}.
+ *
+ * <p><b>Reconnects and resends.</b> When the session breaks (connection lost, node killed, leader
+ * unreachable, or the gateway ends it with UNAVAILABLE) the producer reconnects, moving to the next
+ * endpoint, with jittered exponential back-off, for up to {@link ProducerOptions#reconnectBudget()}
+ * without an ack; then every pending append fails with {@link UnavailableException} (may have taken
+ * effect). It resends exactly the batches not yet acknowledged (never an acked one), marked
+ * <em>resent</em>. Consequences:
+ * <ul>
+ *   <li>a plain append is <b>at-least-once</b>: a resent batch whose first attempt had landed lands again;
+ *   <li>a resent conditional batch that misses fails with {@code resent() == true}: its first attempt
+ *       may have landed (read back to decide); {@code resent() == false} means nothing was appended;
+ *   <li>with {@link ProducerOptions.Builder#matchSeqNum} every batch is conditional at the previous
+ *       batch's end (batches still merge). A single writer then gets <b>exactly-once</b> appends: a
+ *       resent batch that misses is read back, and if the stream holds exactly its records at its
+ *       position the first attempt had landed and the append resolves with that position. Any other
+ *       miss breaks the chain: that append and every later one fail.
+ * </ul>
+ *
+ * <p><b>Errors.</b> A fence mismatch fails the append with {@link FencedOutException} (the installed
+ * token) and supersedes the session: every later append fails the same way. Definite errors
+ * (INVALID_ARGUMENT, NOT_FOUND) fail every pending append and the producer.
+ *
+ * <p><b>Threads.</b> Thread-safe. Appends from one thread are sent in call order. All session state lives
+ * on one internal thread; futures complete on it, so callbacks must not block.
+ */
+public final class Producer implements AutoCloseable {
+
+    /** How long {@link #close()} waits for pending appends before giving up on them. */
+    public static final long CLOSE_WAIT_MS = 120_000;
+
+    private final NovaClient client;
+    private final EndpointPool pool;
+    private final StreamAddress address;
+    private final ProducerOptions options;
+    private final Backoff backoff;
+    private final ScheduledExecutorService io;
+    private final boolean advancing;
+
+    /** Guards {@link #bytesInFlight}; appenders wait on it. */
+    private final Object capacity = new Object();
+    /** Invariant: the metered bytes of appends whose future has not completed. */
+    private long bytesInFlight;
+
+    // ---- state confined to the io thread
+    private Batch open;
+    private ScheduledFuture<?> lingerTimer;
+    /** Invariant: sealed batches without an answer, in send order; the first {@code sent} are on the wire. */
+    private final ArrayDeque<Batch> unacked = new ArrayDeque<>();
+    private int sent;
+    private StreamObserver<AppendSessionRequest> requests;
+    private EndpointPool.Endpoint endpoint;
+    private int generation;
+    private boolean reconnecting;
+    private int reconnectAttempt;
+    private long lastProgressNanos = System.nanoTime();
+    private long nextMatch;
+    private NovaException failure;
+    private boolean closed;
+
+    /** One staged append: its future and where its records sit inside the batch. */
+    private record Staged(CompletableFuture<AppendAck> future, int offset, int count, long bytes) {
+    }
+
+    /** Appends merged into one batch. */
+    private static final class Batch {
+        final List<AppendRecord> records = new ArrayList<>();
+        final List<Staged> appends = new ArrayList<>();
+        long bytes;
+        /** Whether its linger has passed: it is sealed as soon as fewer batches are in flight than the bound. */
+        boolean due;
+        Long match;
+        boolean everSent;
+        boolean resent;
+    }
+
+    Producer(NovaClient client, EndpointPool pool, StreamAddress address, ProducerOptions options,
+            Backoff backoff) {
+        this.client = client;
+        this.pool = pool;
+        this.address = address;
+        this.options = options;
+        this.backoff = backoff;
+        this.advancing = options.matchSeqNum().isPresent();
+        this.nextMatch = options.matchSeqNum().orElse(0);
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "nova-producer-" + address);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.io = executor;
+    }
+
+    /**
+     * Stages {@code records} (1 to 1000) for appending; blocks while the in-flight bound is reached.
+     *
+     * @return the append's ack: its records are {@code [start, end)}, contiguous and in call order
+     * @throws InterruptedException if interrupted while blocked on back-pressure (nothing was staged)
+     */
+    public CompletableFuture<AppendAck> append(List<AppendRecord> records) throws InterruptedException {
+        return stage(records, null);
+    }
+
+    /** {@link #append(List)} of one record. */
+    public CompletableFuture<AppendAck> append(AppendRecord record) throws InterruptedException {
+        return stage(List.of(record), null);
+    }
+
+    /**
+     * Stages a conditional append: its first record must receive {@code matchSeqNum}. Never merged.
+     * Not allowed with an advancing match ({@link ProducerOptions#matchSeqNum()}), which already makes
+     * every batch conditional.
+     */
+    public CompletableFuture<AppendAck> appendMatch(long matchSeqNum, List<AppendRecord> records)
+            throws InterruptedException {
+        if (advancing) {
+            throw new IllegalStateException("appendMatch cannot be mixed with an advancing matchSeqNum");
+        }
+        return stage(records, NovaClient.checkMatchSeqNum(matchSeqNum));
+    }
+
+    private CompletableFuture<AppendAck> stage(List<AppendRecord> records, Long match) throws InterruptedException {
+        Objects.requireNonNull(records, "records");
+        if (records.isEmpty() || records.size() > options.batchRecordsMax()) {
+            throw new InvalidArgumentException("records", "1 to " + options.batchRecordsMax() + " records",
+                    "an append must hold 1 to " + options.batchRecordsMax() + " records, got " + records.size(), null);
+        }
+        long bytes = 0;
+        for (AppendRecord r : records) {
+            bytes += r.meteredBytes();
+        }
+        if (bytes > options.batchBytesMax()) {
+            throw new InvalidArgumentException("records", "<= " + options.batchBytesMax() + " metered bytes",
+                    "an append must fit one batch (" + options.batchBytesMax() + " metered bytes), got " + bytes,
+                    null);
+        }
+        acquire(bytes);
+        CompletableFuture<AppendAck> future = new CompletableFuture<>();
+        long held = bytes;
+        future.whenComplete((a, e) -> release(held));
+        List<AppendRecord> copy = List.copyOf(records);
+        io.execute(() -> stageOnIo(copy, held, match, future));
+        return future;
+    }
+
+    private void acquire(long bytes) throws InterruptedException {
+        synchronized (capacity) {
+            // An append larger than the remaining room still goes alone once nothing else is in flight.
+            while (bytesInFlight > 0 && bytesInFlight + bytes > options.inFlightBytesMax()) {
+                capacity.wait();
+            }
+            bytesInFlight += bytes;
+        }
+    }
+
+    private void release(long bytes) {
+        synchronized (capacity) {
+            bytesInFlight -= bytes;
+            capacity.notifyAll();
+        }
+    }
+
+    /**
+     * Sends every staged append now and waits until each append staged before this call is answered
+     * (acked or failed). Bounded by the reconnect budget plus the request time of the last batch.
+     */
+    public void flush() throws InterruptedException {
+        CompletableFuture<Void> all;
+        try {
+            all = CompletableFuture.supplyAsync(this::flushOnIo, io).get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("flush failed", e.getCause());
+        }
+        try {
+            all.get();
+        } catch (ExecutionException e) {
+            // flush only waits; each append's future reports its own failure.
+        }
+    }
+
+    private CompletableFuture<Void> flushOnIo() {
+        seal();
+        List<CompletableFuture<AppendAck>> futures = new ArrayList<>();
+        for (Batch b : unacked) {
+            b.appends.forEach(s -> futures.add(s.future()));
+        }
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).handle((v, e) -> null);
+    }
+
+    /**
+     * Flushes, ends the session and stops the internal thread. Appends still pending after
+     * {@link #CLOSE_WAIT_MS} fail with {@link UnavailableException}. Idempotent; later appends fail with
+     * {@link IllegalStateException}. Must not be called from an append future's callback (those run on
+     * the thread close waits for).
+     */
+    @Override
+    public void close() {
+        if (io.isShutdown()) {
+            return;
+        }
+        try {
+            CompletableFuture<Void> all = CompletableFuture.supplyAsync(this::flushOnIo, io).get();
+            all.get(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            // Fall through: whatever is still pending fails below.
+        }
+        try {
+            io.submit(() -> {
+                closed = true;
+                failAll(new UnavailableException("the producer of " + address + " was closed", true, null));
+                if (requests != null) {
+                    generation++;
+                    requests.onCompleted();
+                    requests = null;
+                }
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | RejectedExecutionException e) {
+            // Already stopped.
+        }
+        io.shutdown();
+    }
+
+    // ------------------------------------------------------------------ io thread
+
+    private void stageOnIo(List<AppendRecord> records, long bytes, Long match, CompletableFuture<AppendAck> future) {
+        if (closed) {
+            future.completeExceptionally(new IllegalStateException("the producer of " + address + " is closed"));
+            return;
+        }
+        if (failure != null) {
+            future.completeExceptionally(failure);
+            return;
+        }
+        if (match != null) {
+            seal();
+            open = newBatch();
+            add(records, bytes, future);
+            open.match = match;
+            seal();
+            return;
+        }
+        if (open != null && (open.records.size() + records.size() > options.batchRecordsMax()
+                || open.bytes + bytes > options.batchBytesMax())) {
+            seal();
+        }
+        if (open == null) {
+            open = newBatch();
+            if (options.linger().isZero()) {
+                open.due = true;
+            } else {
+                lingerTimer = io.schedule(this::lingerPassed, options.linger().toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+        add(records, bytes, future);
+        if (open.records.size() == options.batchRecordsMax() || open.bytes == options.batchBytesMax()) {
+            seal();
+        } else {
+            maybeSealDue();
+        }
+    }
+
+    private void lingerPassed() {
+        lingerTimer = null;
+        if (open != null) {
+            open.due = true;
+            maybeSealDue();
+        }
+    }
+
+    /**
+     * Seals the open batch once its linger has passed, unless {@link ProducerOptions#batchesInFlightMax()}
+     * batches are unanswered: then it keeps growing until an answer arrives. Under load this turns
+     * waiting time into bigger batches instead of a queue of small ones (the cluster commits a session's
+     * batches one after the other, so a queue of small batches would only add latency).
+     */
+    private void maybeSealDue() {
+        if (open != null && open.due && unacked.size() < options.batchesInFlightMax()) {
+            seal();
+        }
+    }
+
+    private static Batch newBatch() {
+        return new Batch();
+    }
+
+    private void add(List<AppendRecord> records, long bytes, CompletableFuture<AppendAck> future) {
+        open.appends.add(new Staged(future, open.records.size(), records.size(), bytes));
+        open.records.addAll(records);
+        open.bytes += bytes;
+    }
+
+    /** Closes the open batch and sends it (connecting first if needed). */
+    private void seal() {
+        if (lingerTimer != null) {
+            lingerTimer.cancel(false);
+            lingerTimer = null;
+        }
+        Batch batch = open;
+        open = null;
+        if (batch == null) {
+            return;
+        }
+        if (advancing) {
+            batch.match = nextMatch;
+            nextMatch += batch.records.size();
+        }
+        unacked.addLast(batch);
+        if (requests == null && !reconnecting) {
+            connect();
+        } else if (requests != null) {
+            send(batch);
+        }
+    }
+
+    private void connect() {
+        generation++;
+        int gen = generation;
+        endpoint = endpoint == null ? pool.pick() : endpoint;
+        requests = DataPlaneGrpc.newStub(endpoint.channel()).appendSession(new Responses(gen));
+        OpenAppendSession.Builder openMessage = OpenAppendSession.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream());
+        options.fencingToken().ifPresent(openMessage::setFencingToken);
+        requests.onNext(AppendSessionRequest.newBuilder().setOpen(openMessage).build());
+        sent = 0;
+        for (Batch b : unacked) {
+            send(b);
+        }
+    }
+
+    private void send(Batch batch) {
+        if (batch.everSent) {
+            batch.resent = true;
+        }
+        batch.everSent = true;
+        requests.onNext(AppendSessionRequest.newBuilder()
+                .setInput(Protos.appendInput(batch.records, batch.match, null)).build());
+        sent++;
+    }
+
+    /** gRPC callbacks, handed to the io thread and ignored once their connection is replaced. */
+    private final class Responses implements StreamObserver<AppendSessionResponse> {
+        private final int gen;
+
+        Responses(int gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public void onNext(AppendSessionResponse value) {
+            onIo(() -> answered(value));
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            onIo(() -> broken(t));
+        }
+
+        @Override
+        public void onCompleted() {
+            onIo(() -> broken(Status.UNAVAILABLE.withDescription("the gateway ended the session").asRuntimeException()));
+        }
+
+        private void onIo(Runnable task) {
+            try {
+                io.execute(() -> {
+                    if (gen == generation) {
+                        task.run();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // Closed: the session's last callbacks have nothing left to answer.
+            }
+        }
+    }
+
+    private void answered(AppendSessionResponse response) {
+        Batch head = unacked.pollFirst();
+        if (head == null) {
+            broken(Status.INTERNAL.withDescription("an answer for no batch").asRuntimeException());
+            return;
+        }
+        sent--;
+        lastProgressNanos = System.nanoTime();
+        reconnectAttempt = 0;
+        maybeSealDue();
+        if (response.hasAck()) {
+            resolve(head, Protos.ack(response.getAck()));
+            return;
+        }
+        if (response.getRejected().hasInstalledToken()) {
+            FencedOutException fenced = new FencedOutException(response.getRejected().getInstalledToken());
+            failure = fenced;
+            fail(head, fenced);
+            return;
+        }
+        StreamPosition tail = Protos.position(response.getRejected().getTail());
+        if (advancing && head.resent) {
+            AppendAck landed = ReadBack.landedAck(client, address, head.records, head.match, tail);
+            if (landed != null) {
+                resolve(head, landed);
+                return;
+            }
+        }
+        SequenceMismatchException miss = new SequenceMismatchException(head.match, tail, head.resent, null);
+        if (advancing) {
+            failure = miss;
+        }
+        fail(head, miss);
+    }
+
+    private void broken(Throwable t) {
+        requests = null;
+        if (reconnectAttempt == 0) {
+            // The outage starts now: the reconnect budget counts from the last ack or this break.
+            lastProgressNanos = Math.max(lastProgressNanos, System.nanoTime());
+        }
+        generation++;
+        StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
+        Status.Code code = sre.getStatus().getCode();
+        boolean retryable = ErrorMapper.sessionShouldReconnect(code);
+        NovaException mapped = ErrorMapper.map(sre,
+                new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), sent > 0);
+        boolean budgetLeft = System.nanoTime() - lastProgressNanos < options.reconnectBudget().toNanos();
+        if (closed || !retryable || !budgetLeft) {
+            failure = mapped;
+            failAll(mapped);
+            return;
+        }
+        reconnecting = true;
+        endpoint = pool.failover(endpoint);
+        long delayNanos = backoff.delayNanos(Math.min(reconnectAttempt++, 30));
+        io.schedule(() -> {
+            reconnecting = false;
+            if (!closed && failure == null && requests == null && !unacked.isEmpty()) {
+                connect();
+            }
+        }, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void resolve(Batch batch, AppendAck ack) {
+        for (Staged s : batch.appends) {
+            long start = ack.start().seqNum() + s.offset();
+            long end = start + s.count();
+            s.future().complete(new AppendAck(new StreamPosition(start, ack.start().timestampMs()),
+                    new StreamPosition(end, ack.end().timestampMs()), ack.tail()));
+        }
+    }
+
+    private static void fail(Batch batch, NovaException e) {
+        for (Staged s : batch.appends) {
+            s.future().completeExceptionally(e);
+        }
+    }
+
+    private void failAll(NovaException e) {
+        if (open != null) {
+            fail(open, e);
+            open = null;
+        }
+        while (!unacked.isEmpty()) {
+            fail(unacked.pollFirst(), e);
+        }
+        sent = 0;
+    }
+}

@@ -1,0 +1,307 @@
+package io.nova.gateway.session;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.errors.StatusMapper;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.validation.RequestChecks;
+import io.nova.proto.internal.AppendCommand;
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.internal.ShardResult;
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.AppendSessionRequest;
+import io.nova.proto.v1.AppendSessionResponse;
+import io.nova.proto.v1.BatchRejected;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.OpenAppendSession;
+import io.nova.proto.v1.StreamInfo;
+import io.nova.statemachine.errors.Errors;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One append session: one gRPC bidi call. The first message opens it (stream, optional presented
+ * token); every later message is a batch. Batches are accepted from the client up to the in-flight
+ * bounds (pipelined on the wire), written to the stream's shard group one after the other by a writer
+ * thread (so they reach the assignment cursor in the order they came, whatever leader changes happen in
+ * between; see docs/adr/0005-append-sessions.md for why not Ratis' ordered async client), and
+ * answered strictly in that order, one response per batch.
+ *
+ * <p><b>Outcomes.</b> A landed batch answers {@code ack}. A batch refused at admission (match miss,
+ * fence mismatch) answers {@code rejected} and the session goes on: later batches are unaffected. The
+ * first FencedOut <em>supersedes</em> the session: later batches are answered FencedOut without being
+ * sent (the token only changes through another Fence, and a session is bound to its Fence epoch).
+ * Batches already submitted when that happens report their own outcome. Any other failure ends the
+ * session with its status (UNAVAILABLE with {@code may_have_taken_effect} when the outcome of a batch is
+ * unknown) <em>after</em> every earlier batch's answer has been delivered, so a client resends exactly
+ * the unanswered batches.
+ *
+ * <p><b>Bounds.</b> Manual flow control: the next batch is requested from the client only while fewer
+ * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@link #IN_FLIGHT_BYTES_MAX} serialized bytes are
+ * unanswered; the client's HTTP/2 window then pushes back on the writer.
+ *
+ * <p>Thread-safety: gRPC serializes the inbound callbacks; group replies arrive on Ratis threads. All
+ * state and every outbound call are guarded by {@code this}.
+ */
+public final class AppendSessionCall implements StreamObserver<AppendSessionRequest> {
+
+  /** Batches a session may have submitted but not yet answered. */
+  public static final int IN_FLIGHT_BATCHES_MAX = 1000;
+  /** Serialized batch bytes a session may have submitted but not yet answered (16 MiB). */
+  public static final long IN_FLIGHT_BYTES_MAX = 16L << 20;
+
+  private static final Logger LOG = LoggerFactory.getLogger(AppendSessionCall.class);
+
+  /** An accepted batch awaiting its write, then its turn to be answered. */
+  private static final class Pending {
+    final AppendInput input;
+    final CompletableFuture<AppendSessionResponse> outcome = new CompletableFuture<>();
+    final long bytes;
+
+    Pending(AppendInput input) {
+      this.input = input;
+      this.bytes = input.getSerializedSize();
+    }
+  }
+
+  private final ServerCallStreamObserver<AppendSessionResponse> out;
+  private final GroupClients groups;
+  private final StreamDirectory directory;
+  private final Executor writers;
+  /** Invariant: in arrival order; only the head may be answered. */
+  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  /** Invariant: the batches of {@code pending} not yet handed to the writer, in arrival order. */
+  private final ArrayDeque<Pending> unwritten = new ArrayDeque<>();
+  /** Whether a writer task is running for this session (at most one, which keeps the order). */
+  private boolean writing;
+  private long pendingBytes;
+  private StreamInfo stream;
+  private String presentedToken;
+  /** The installed token after the first FencedOut; null while the session is current. */
+  private String supersededBy;
+  private boolean requestedNext;
+  private boolean halfClosed;
+  private boolean ended;
+
+  /**
+   * Starts serving the call behind {@code out}; it asks the client for the open message.
+   *
+   * @param writers runs this session's writer task, which blocks on the group while a batch commits
+   */
+  public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, GroupClients groups,
+      StreamDirectory directory, Executor writers) {
+    this.out = out;
+    this.groups = groups;
+    this.directory = directory;
+    this.writers = writers;
+    out.disableAutoRequest();
+    out.setOnCancelHandler(this::cancelled);
+    out.request(1);
+  }
+
+  @Override
+  public synchronized void onNext(AppendSessionRequest request) {
+    requestedNext = false;
+    if (ended) {
+      return;
+    }
+    try {
+      if (stream == null) {
+        open(request);
+      } else {
+        submit(request);
+      }
+      maybeRequestNext();
+    } catch (GatewayException e) {
+      end(e.detail());
+    } catch (RuntimeException e) {
+      LOG.error("append session failed with a bug", e);
+      end(Errors.internal("append session failed inside the gateway: " + e));
+    }
+  }
+
+  private void open(AppendSessionRequest request) {
+    if (!request.hasOpen()) {
+      throw new GatewayException(Errors.invalidArgument("open", "the first message",
+          "an append session must start with an open message naming the stream"));
+    }
+    OpenAppendSession open = request.getOpen();
+    RequestChecks.streamName(open.getBasin(), open.getStream());
+    if (open.hasFencingToken()) {
+      RequestChecks.fencingToken(open.getFencingToken());
+      presentedToken = open.getFencingToken();
+    }
+    stream = directory.resolve(open.getBasin(), open.getStream());
+  }
+
+  private void submit(AppendSessionRequest request) {
+    if (!request.hasInput()) {
+      throw new GatewayException(Errors.invalidArgument("input", "a batch after the open message",
+          "an append session is opened once; every later message must carry a batch"));
+    }
+    AppendInput input = request.getInput();
+    if (input.hasFencingToken()) {
+      throw new GatewayException(Errors.invalidArgument("input.fencing_token", "unset in a session",
+          "a session presents the token it was opened with; leave input.fencing_token unset"));
+    }
+    RequestChecks.appendInput(input);
+    Pending p = new Pending(input);
+    pending.addLast(p);
+    unwritten.addLast(p);
+    pendingBytes += p.bytes;
+    if (!writing) {
+      writing = true;
+      writers.execute(this::writeAll);
+    }
+  }
+
+  /** The writer task: writes the unwritten batches one at a time, in order, then answers them. */
+  private void writeAll() {
+    while (true) {
+      Pending next;
+      String superseded;
+      synchronized (this) {
+        next = ended ? null : unwritten.pollFirst();
+        if (next == null) {
+          writing = false;
+          return;
+        }
+        superseded = supersededBy;
+      }
+      if (superseded != null) {
+        // Superseded: the token only changes through another Fence, so this batch is not even sent.
+        next.outcome.complete(fencedOut(superseded));
+      } else {
+        AppendSessionResponse response;
+        try {
+          response = writeOne(next.input);
+        } catch (RuntimeException e) {
+          next.outcome.completeExceptionally(e);
+          deliver();
+          continue;
+        }
+        if (response.hasRejected() && response.getRejected().hasInstalledToken()) {
+          synchronized (this) {
+            supersededBy = response.getRejected().getInstalledToken();
+          }
+        }
+        next.outcome.complete(response);
+      }
+      deliver();
+    }
+  }
+
+  private AppendSessionResponse writeOne(AppendInput input) {
+    ShardResult result;
+    try {
+      result = groups.write(stream.getShard(), command(input));
+    } catch (GatewayException e) {
+      return answer(null, e);
+    }
+    return answer(result, null);
+  }
+
+  private ShardCommand command(AppendInput input) {
+    AppendCommand.Builder b = AppendCommand.newBuilder().setStreamId(stream.getStreamId())
+        .addAllRecords(input.getRecordsList());
+    if (input.hasMatchSeqNum()) {
+      b.setMatchSeqNum(input.getMatchSeqNum());
+    }
+    if (presentedToken != null) {
+      b.setFencingToken(presentedToken);
+    }
+    return ShardCommand.newBuilder().setAppend(b).build();
+  }
+
+  /**
+   * A batch's response, or (thrown) the error that ends the session. Admission rejections and apply
+   * no-ops for match and fence are per-batch answers; everything else ends the session.
+   */
+  private static AppendSessionResponse answer(ShardResult result, GatewayException failure) {
+    ErrorDetail error;
+    if (failure != null) {
+      error = failure.detail();
+    } else if (result.hasAppendAck()) {
+      return AppendSessionResponse.newBuilder().setAck(result.getAppendAck()).build();
+    } else if (result.hasError()) {
+      error = result.getError();
+    } else {
+      throw new GatewayException(Errors.internal("AppendSession: unexpected state-machine answer "
+          + result.getKindCase()));
+    }
+    if (error.hasSequenceMismatch()) {
+      return AppendSessionResponse.newBuilder()
+          .setRejected(BatchRejected.newBuilder().setTail(error.getSequenceMismatch().getTail())).build();
+    }
+    if (error.hasFencedOut()) {
+      return fencedOut(error.getFencedOut().getInstalledToken());
+    }
+    throw new GatewayException(error);
+  }
+
+  private static AppendSessionResponse fencedOut(String installedToken) {
+    return AppendSessionResponse.newBuilder()
+        .setRejected(BatchRejected.newBuilder().setInstalledToken(installedToken)).build();
+  }
+
+  /** Answers every completed batch at the head, in order; ends the session at the first failure. */
+  private synchronized void deliver() {
+    while (!ended && !pending.isEmpty() && pending.peekFirst().outcome.isDone()) {
+      Pending head = pending.pollFirst();
+      pendingBytes -= head.bytes;
+      AppendSessionResponse response;
+      try {
+        response = head.outcome.join();
+      } catch (CompletionException e) {
+        end(GatewayException.detailOf(e, "append session"));
+        return;
+      }
+      out.onNext(response);
+    }
+    if (!ended && halfClosed && pending.isEmpty()) {
+      ended = true;
+      out.onCompleted();
+      return;
+    }
+    maybeRequestNext();
+  }
+
+  private void maybeRequestNext() {
+    if (!ended && !halfClosed && !requestedNext && pending.size() < IN_FLIGHT_BATCHES_MAX
+        && pendingBytes < IN_FLIGHT_BYTES_MAX) {
+      requestedNext = true;
+      out.request(1);
+    }
+  }
+
+  private void end(ErrorDetail error) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    LOG.debug("append session ends: {}", error.getMessage());
+    out.onError(StatusMapper.toStatusException(error));
+  }
+
+  @Override
+  public synchronized void onError(Throwable t) {
+    // The client cancelled or the connection broke: nothing can be delivered any more.
+    ended = true;
+  }
+
+  @Override
+  public synchronized void onCompleted() {
+    halfClosed = true;
+    deliver();
+  }
+
+  private synchronized void cancelled() {
+    ended = true;
+  }
+}

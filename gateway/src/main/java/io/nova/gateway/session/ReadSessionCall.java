@@ -1,0 +1,205 @@
+package io.nova.gateway.session;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.errors.StatusMapper;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.validation.RequestChecks;
+import io.nova.proto.internal.ReadQuery;
+import io.nova.proto.internal.ShardQuery;
+import io.nova.proto.internal.ShardQueryResult;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ReadLimit;
+import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.ReadSessionRequest;
+import io.nova.proto.v1.ReadSessionResponse;
+import io.nova.proto.v1.ReadStart;
+import io.nova.proto.v1.SequencedRecord;
+import io.nova.proto.v1.StreamInfo;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Limits;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One read session: one server-streaming gRPC call that reads committed records from a start and then
+ * follows the tail. Each step is one linearizable read of the shard that, when the session is at the
+ * tail, parks in the shard's state machine until a record commits or the heartbeat interval passes
+ * (a long poll, see {@code ReadWaiters}): records go out as a {@code batch}, an idle interval as a
+ * {@code heartbeat} carrying the tail. A relative start (timestamp, tail offset) is pinned to an
+ * absolute seq_num by the first answer, so renewals neither skip nor repeat.
+ *
+ * <p>The session ends (OK) once its count or byte limit is spent or a record reaches {@code until};
+ * otherwise it runs until the client cancels. Errors end it with their status; the client resumes from
+ * the seq_num after the last record it received.
+ *
+ * <p>Bounds: one read outstanding per session, issued only while the transport is ready for more
+ * (outbound flow control); reads are capped by the shard's per-read limits.
+ *
+ * <p>Thread-safety: state guarded by {@code this}; replies handled on the session executor.
+ */
+public final class ReadSessionCall {
+
+  /** The heartbeat interval when the client asks for none, in ms. */
+  public static final int HEARTBEAT_MS_DEFAULT = 3_000;
+  /** The shortest and longest heartbeat interval a client may ask for, in ms. */
+  public static final int HEARTBEAT_MS_MIN = 100;
+  public static final int HEARTBEAT_MS_MAX = Limits.READ_PARK_MS_MAX;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReadSessionCall.class);
+
+  private final ServerCallStreamObserver<ReadSessionResponse> out;
+  private final GroupClients groups;
+  private final ScheduledExecutorService executor;
+  private final LongSupplier nowMs;
+  private final ReadSessionRequest request;
+  private final int heartbeatMs;
+  private StreamInfo stream;
+  /** The next seq_num to read; negative until the first answer pins the start. */
+  private long nextSeqNum = -1;
+  private long countLeft;
+  private long bytesLeft;
+  private boolean reading;
+  private boolean ended;
+
+  private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, GroupClients groups,
+      ScheduledExecutorService executor, LongSupplier nowMs, ReadSessionRequest request) {
+    this.out = out;
+    this.groups = groups;
+    this.executor = executor;
+    this.nowMs = nowMs;
+    this.request = request;
+    this.heartbeatMs = request.getHeartbeatMs() == 0 ? HEARTBEAT_MS_DEFAULT
+        : Math.max(HEARTBEAT_MS_MIN, Math.min(HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
+    ReadLimit limit = request.getLimit();
+    this.countLeft = limit.hasCount() ? limit.getCount() : Long.MAX_VALUE;
+    this.bytesLeft = limit.hasBytes() ? limit.getBytes() : Long.MAX_VALUE;
+  }
+
+  /**
+   * Validates {@code request} and starts serving it on {@code out}. A bad request ends the call with
+   * INVALID_ARGUMENT or NOT_FOUND before anything is read.
+   */
+  public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
+      GroupClients groups, StreamDirectory directory, ScheduledExecutorService executor, LongSupplier nowMs) {
+    ReadSessionCall call = new ReadSessionCall(out, groups, executor, nowMs, request);
+    try {
+      RequestChecks.streamName(request.getBasin(), request.getStream());
+      if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
+          || (request.getLimit().hasBytes() && request.getLimit().getBytes() == 0)) {
+        throw new GatewayException(Errors.invalidArgument("limit", ">= 1",
+            "a read session's count and bytes limits must be at least 1 when set"));
+      }
+      call.stream = directory.resolve(request.getBasin(), request.getStream());
+    } catch (GatewayException e) {
+      out.onError(StatusMapper.toStatusException(e.detail()));
+      return;
+    }
+    out.setOnCancelHandler(call::cancelled);
+    out.setOnReadyHandler(call::maybeRead);
+    call.maybeRead();
+  }
+
+  private synchronized void maybeRead() {
+    if (reading || ended || !out.isReady()) {
+      return;
+    }
+    reading = true;
+    long askedAtMs = nowMs.getAsLong();
+    groups.queryAsync(stream.getShard(), ShardQuery.newBuilder().setRead(query()).build())
+        .whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
+  }
+
+  private ReadQuery query() {
+    ReadQuery.Builder q = ReadQuery.newBuilder().setStreamId(stream.getStreamId()).setWaitMs(heartbeatMs);
+    if (nextSeqNum >= 0) {
+      q.setStart(ReadStart.newBuilder().setSeqNum(nextSeqNum));
+    } else {
+      q.setStart(request.getStart()).setClamp(request.getClamp());
+    }
+    ReadLimit.Builder limit = ReadLimit.newBuilder();
+    if (countLeft != Long.MAX_VALUE) {
+      limit.setCount(countLeft);
+    }
+    if (bytesLeft != Long.MAX_VALUE) {
+      limit.setBytes(bytesLeft);
+    }
+    q.setLimit(limit);
+    if (request.hasUntil()) {
+      q.setUntil(request.getUntil());
+    }
+    return q.build();
+  }
+
+  private synchronized void answered(ShardQueryResult result, Throwable failure, long askedAtMs) {
+    reading = false;
+    if (ended) {
+      return;
+    }
+    if (failure != null) {
+      end(GatewayException.detailOf(failure, "read session"));
+      return;
+    }
+    if (result.hasError()) {
+      end(result.getError());
+      return;
+    }
+    ReadResponse read = result.getRead();
+    long tailSeqNum = read.getTail().getSeqNum();
+    if (read.getRecordsCount() > 0) {
+      for (SequencedRecord r : read.getRecordsList()) {
+        countLeft--;
+        bytesLeft -= Limits.meteredBytes(r.getHeadersList(), r.getBody());
+      }
+      nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
+      out.onNext(ReadSessionResponse.newBuilder().setBatch(read).build());
+      if (countLeft <= 0 || bytesLeft <= 0) {
+        finish();
+        return;
+      }
+      maybeRead();
+      return;
+    }
+    if (nextSeqNum >= 0 && nextSeqNum < tailSeqNum) {
+      // Records exist past the start but none was returned: the next one is at or after `until`.
+      finish();
+      return;
+    }
+    if (nextSeqNum < 0) {
+      nextSeqNum = tailSeqNum;
+    }
+    out.onNext(ReadSessionResponse.newBuilder().setHeartbeat(read.getTail()).build());
+    long earlyMs = heartbeatMs - (nowMs.getAsLong() - askedAtMs);
+    if (earlyMs > 0) {
+      // The shard answered without parking (overloaded, or a leadership change): do not spin.
+      reading = true;
+      executor.schedule(this::readAfterPause, Math.min(earlyMs, HEARTBEAT_MS_MIN), TimeUnit.MILLISECONDS);
+      return;
+    }
+    maybeRead();
+  }
+
+  private synchronized void readAfterPause() {
+    reading = false;
+    maybeRead();
+  }
+
+  private void finish() {
+    ended = true;
+    out.onCompleted();
+  }
+
+  private void end(ErrorDetail error) {
+    ended = true;
+    LOG.debug("read session ends: {}", error.getMessage());
+    out.onError(StatusMapper.toStatusException(error));
+  }
+
+  private synchronized void cancelled() {
+    ended = true;
+  }
+}
