@@ -30,6 +30,8 @@ class ExitCodesTest {
             "sequence mismatch: the committed tail is 17"),
         Arguments.of(new FencedOutException("gen-42"), 4, "fenced out: the installed fencing token is \"gen-42\""),
         Arguments.of(new FencedOutException(""), 4, "fenced out: the stream has no fencing token"),
+        Arguments.of(new FencedOutException("a\nb \"q\""), 4,
+            "fenced out: the installed fencing token is \"a\\nb \\\"q\\\"\""),
         Arguments.of(new InvalidArgumentException("fencing token", "at most 36 bytes"), 2, "invalid fencing token"),
         Arguments.of(new InputException("line 3: invalid JSON"), 2, "line 3: invalid JSON"),
         Arguments.of(new IllegalArgumentException("bad\nURI"), 2, "bad URI"),

@@ -135,6 +135,8 @@ public final class AppendCommand extends ClientCommand {
     long rangeStart = -1;
     long rangeEnd = -1;
     AppendAck lastAck;
+    /** The input line of the first record that was not appended, or -1. */
+    long firstFailedLine = -1;
 
     Summary(PrintStream err, boolean quiet) {
       this.err = err;
@@ -146,7 +148,7 @@ public final class AppendCommand extends ClientCommand {
       try {
         ack = p.ack().get();
       } catch (ExecutionException e) {
-        err.println("nova: line " + p.lineNumber() + " and the lines after it were not appended");
+        firstFailedLine = p.lineNumber();
         throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
       }
       add(ack);
@@ -174,15 +176,18 @@ public final class AppendCommand extends ClientCommand {
       rangeStart = -1;
     }
 
+    /** One summary line; the error itself, if any, follows on its own line (see ExitCodes). */
     void print() {
       printRange();
+      String notAppended = firstFailedLine < 0 ? ""
+          : "; line " + firstFailedLine + " and the lines after it were not appended";
       if (lastAck == null) {
-        err.println("appended 0 records");
+        err.println("appended 0 records" + notAppended);
         return;
       }
       err.println("appended " + records + (records == 1 ? " record" : " records")
           + ", seq_num " + firstSeqNum + " to " + (lastAck.end().seqNum() - 1)
-          + "; tail " + lastAck.tail().seqNum() + " " + lastAck.tail().timestampMs());
+          + "; tail " + lastAck.tail().seqNum() + " " + lastAck.tail().timestampMs() + notAppended);
     }
   }
 }

@@ -36,7 +36,7 @@ public final class FenceCommands {
       StreamPosition boundary = client.fence(address, installed);
       err().println(installed.isEmpty()
           ? "cleared the fencing token of " + address
-          : "installed fencing token \"" + installed + "\" on " + address);
+          : "installed fencing token " + ExitCodes.quoted(installed) + " on " + address);
       Output.line(main().out(), boundary.seqNum() + " " + boundary.timestampMs());
       return ExitCodes.OK;
     }
