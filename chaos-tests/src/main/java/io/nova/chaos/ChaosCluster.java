@@ -81,7 +81,14 @@ public final class ChaosCluster implements AutoCloseable {
    * gateway listens (bounded by {@link #NODE_START_TIMEOUT}).
    */
   public static ChaosCluster start(String image, int size, int shardCount, Path dir) throws IOException {
-    Network network = Network.newNetwork();
+    // A fixed subnet and fixed node IPs: Docker hands a restarted container a new IP by default, and a
+    // peer's stale connection to a dead node's old IP then reaches whichever node got that IP (see
+    // docs/testing.md, "Anomalies found"). Stable addresses are what deployments must provide.
+    int subnet = 64 + (int) (ProcessHandle.current().pid() % 64) * 2 + (int) (System.nanoTime() & 1);
+    String prefix = "10.213." + subnet + ".";
+    Network network = Network.builder().createNetworkCmdModifier(cmd -> cmd.withIpam(
+        new com.github.dockerjava.api.model.Network.Ipam().withConfig(
+            new com.github.dockerjava.api.model.Network.Ipam.Config().withSubnet(prefix + "0/24")))).build();
     ChaosCluster cluster = new ChaosCluster(network);
     try {
       StringBuilder nodesYaml = new StringBuilder();
@@ -106,6 +113,7 @@ public final class ChaosCluster implements AutoCloseable {
             .withEnv("JAVA_TOOL_OPTIONS", "-Xmx384m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
             .withCommand("server", "--config", "/var/lib/nova/node.yaml")
             .withCreateContainerCmdModifier(cmd -> {
+              cmd.withIpv4Address(prefix + (10 + Integer.parseInt(id.substring(1))));
               cmd.withHostName(id).withExposedPorts(ExposedPort.tcp(API_PORT));
               cmd.getHostConfig().withPortBindings(new PortBinding(
                   Ports.Binding.bindIpAndPort("127.0.0.1", hostPort), ExposedPort.tcp(API_PORT)));

@@ -1,5 +1,6 @@
 package io.nova.chaos;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import java.util.Objects;
 
@@ -43,15 +44,18 @@ public record Op(long id, String process, Kind kind, String stream, long invokeN
     Objects.requireNonNull(error, "error");
   }
 
+  @JsonIgnore
   public boolean isAppend() {
     return kind == Kind.APPEND || kind == Kind.APPEND_MATCH;
   }
 
+  @JsonIgnore
   public boolean ok() {
     return outcome == Outcome.OK;
   }
 
   /** For an acked append, the seq_num after its last record. */
+  @JsonIgnore
   public long ackEnd() {
     return start + bodies.size();
   }
