@@ -78,9 +78,11 @@ public final class ChaosCluster implements AutoCloseable {
 
   /**
    * Starts {@code size} nodes from {@code image}, each with a JVM heap of 384 MiB, and waits until every
-   * gateway listens (bounded by {@link #NODE_START_TIMEOUT}).
+   * gateway listens (bounded by {@link #NODE_START_TIMEOUT}). With {@code pinIps} each node keeps its
+   * address across restarts; without, Docker may give a restarted node another node's old address.
    */
-  public static ChaosCluster start(String image, int size, int shardCount, Path dir) throws IOException {
+  public static ChaosCluster start(String image, int size, int shardCount, Path dir, boolean pinIps)
+      throws IOException {
     // A fixed subnet and fixed node IPs: Docker hands a restarted container a new IP by default, and a
     // peer's stale connection to a dead node's old IP then reaches whichever node got that IP (see
     // docs/testing.md, "Anomalies found"). Stable addresses are what deployments must provide.
@@ -113,7 +115,9 @@ public final class ChaosCluster implements AutoCloseable {
             .withEnv("JAVA_TOOL_OPTIONS", "-Xmx384m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
             .withCommand("server", "--config", "/var/lib/nova/node.yaml")
             .withCreateContainerCmdModifier(cmd -> {
-              cmd.withIpv4Address(prefix + (10 + Integer.parseInt(id.substring(1))));
+              if (pinIps) {
+                cmd.withIpv4Address(prefix + (10 + Integer.parseInt(id.substring(1))));
+              }
               cmd.withHostName(id).withExposedPorts(ExposedPort.tcp(API_PORT));
               cmd.getHostConfig().withPortBindings(new PortBinding(
                   Ports.Binding.bindIpAndPort("127.0.0.1", hostPort), ExposedPort.tcp(API_PORT)));

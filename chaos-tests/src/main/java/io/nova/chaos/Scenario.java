@@ -14,6 +14,12 @@ public enum Scenario {
    * (unreplicated to the third) must not come back as acknowledged-and-lost; both restart on their data.
    */
   KILL_LEADER_AND_FOLLOWER(3),
+  /**
+   * KILL_LEADER_AND_FOLLOWER on a network where Docker picks addresses, so a restarted node can come
+   * back on the other dead node's IP and receive Raft messages meant for it (regression for the
+   * misaddressed-appendEntries finding; Nova must refuse them).
+   */
+  KILL_TWO_IP_REUSE(3),
   /** Freezes a leader for more than twice the election timeout, then resumes it (a stale leader). */
   PAUSE_LEADER(3),
   /** Cuts a leader off from the other nodes (a minority of one); clients can still reach it. */

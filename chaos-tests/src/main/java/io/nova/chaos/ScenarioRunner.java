@@ -97,7 +97,8 @@ public final class ScenarioRunner {
     Verdict verdict;
     long leaderMs;
     long appendMs;
-    try (ChaosCluster cluster = ChaosCluster.start(image, scenario.nodes(), SHARD_COUNT, dir.resolve("nodes"))) {
+    try (ChaosCluster cluster = ChaosCluster.start(image, scenario.nodes(), SHARD_COUNT, dir.resolve("nodes"),
+        scenario != Scenario.KILL_TWO_IP_REUSE)) {
       try {
         List<StreamAddress> open = new ArrayList<>();
         List<StreamAddress> fenced = new ArrayList<>();
@@ -201,7 +202,7 @@ public final class ScenarioRunner {
         hold(FAULT_HOLD);
         cluster.healAll();
       }
-      case KILL_LEADER_AND_FOLLOWER -> {
+      case KILL_LEADER_AND_FOLLOWER, KILL_TWO_IP_REUSE -> {
         cluster.kill(leader.get());
         cluster.kill(pick(followers(replicas, leader.get())));
         hold(FAULT_HOLD);

@@ -91,6 +91,7 @@ public final class NovaNode implements AutoCloseable {
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, raftDir))
         .setStateMachineRegistry(registry)
+        .setParameters(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())))
         .build();
     server.start();
     NovaNode node = new NovaNode(config, layout, server);
