@@ -308,6 +308,27 @@ public final class ChaosCluster implements AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The groups some reachable node currently names a leader for. Each node answers cluster status with
+   * its own view, and a node that just restarted learns its groups' leaders only from their next
+   * heartbeat, so every node is asked.
+   */
+  public java.util.Set<String> groupsWithLeader() {
+    java.util.Set<String> led = new java.util.HashSet<>();
+    for (Node n : nodes.values()) {
+      if (down.contains(n.id()) || paused.contains(n.id())) {
+        continue;
+      }
+      try (NovaClient c = singleNodeClient(n.id(), Duration.ofSeconds(2))) {
+        c.clusterStatus().groups().stream().filter(g -> g.leader() != null && !g.leader().isEmpty())
+            .forEach(g -> led.add(g.name()));
+      } catch (RuntimeException e) {
+        // unreachable: its view does not count
+      }
+    }
+    return led;
+  }
+
   /** The current leader of {@code group}, if a reachable node knows one. */
   public Optional<String> leaderOf(String group) {
     return status().flatMap(s -> s.groups().stream().filter(g -> g.name().equals(group))
@@ -373,10 +394,34 @@ public final class ChaosCluster implements AutoCloseable {
     }
   }
 
+  /** The next host port to try; ports are never reused within one JVM (see {@link #freePort()}). */
+  private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+      new java.util.concurrent.atomic.AtomicInteger(20_000 + (int) (ProcessHandle.current().pid() % 10_000));
+
+  /**
+   * A loopback port that is free now and that this JVM has not handed out before. Docker keeps a
+   * removed container's published port allocated for a moment, so the kernel's "free ephemeral port"
+   * can still be taken on the Docker side; walking a private range avoids handing it out twice.
+   * Skips 7701-7703 and 7801-7803 (kept for a local `nova dev`).
+   */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = NEXT_PORT.getAndIncrement();
+      if (port > 60_000) {
+        NEXT_PORT.set(20_000);
+        continue;
+      }
+      if ((port >= 7701 && port <= 7703) || (port >= 7801 && port <= 7803)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException e) {
+        // taken: try the next one
+      }
     }
+    throw new IOException("no free loopback port found");
   }
 
   static void sleep(long ms) {

@@ -297,9 +297,12 @@ public final class ScenarioRunner {
 
   /** Milliseconds from the heal until every group has a leader, or -1 past {@link #RECOVERY_BOUND}. */
   private long awaitLeaders(ChaosCluster cluster, long healedNs) {
+    java.util.Set<String> all = new java.util.HashSet<>();
     while (System.nanoTime() - healedNs < RECOVERY_BOUND.toNanos()) {
-      Optional<ClusterStatus> s = cluster.status();
-      if (s.isPresent() && s.get().groups().stream().allMatch(g -> g.leader() != null && !g.leader().isEmpty())) {
+      if (all.isEmpty()) {
+        cluster.status().ifPresent(s -> s.groups().forEach(g -> all.add(g.name())));
+      }
+      if (!all.isEmpty() && cluster.groupsWithLeader().containsAll(all)) {
         return (System.nanoTime() - healedNs) / 1_000_000;
       }
       ChaosCluster.sleep(100);
