@@ -10,20 +10,30 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,12 +41,25 @@ import org.slf4j.LoggerFactory;
  * A node's Raft side: one Ratis server hosting a replica of every group the {@link ClusterLayout}
  * places on this node (the meta group and shard groups), each with its state machine and store.
  *
- * <p>Start-up is idempotent across restarts: groups found in the data folder are recovered by Ratis, the
- * missing ones are created (the first start of a node bootstraps its groups). Thread-safe.
+ * <p>Start-up is idempotent across restarts: groups found in the data folder are recovered by Ratis. A
+ * missing group is bootstrapped (formatted with the layout's peers) only when no other replica has used
+ * it yet; when another replica shows the group has committed entries, this node lost its copy (a wiped
+ * or replaced disk) and <em>rejoins</em> instead: it is first removed from the group's configuration,
+ * then added back through Ratis' staged membership change, which catches it up before it counts as a
+ * voter again. A node with an empty log must never vote as a member: it would let a lagging replica
+ * win an election and erase committed entries (docs/adr/0005-wiped-node-rejoins.md). Thread-safe.
  */
 public final class NovaNode implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(NovaNode.class);
+
+  /** A peer's commit index at or above which its group is in use (a fresh group commits index 0 only). */
+  static final long IN_USE_COMMIT_INDEX_MIN = 1;
+  /** How long asking one peer whether it has a group may take. */
+  static final TimeDuration PROBE_TIMEOUT = TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS);
+  /** How long a rejoin may wait for the group to have a leader that can change its configuration. */
+  static final Duration REJOIN_TIMEOUT = Duration.ofMinutes(5);
+  static final Duration REJOIN_RETRY_SLEEP = Duration.ofSeconds(1);
 
   private final NodeConfig config;
   private final ClusterLayout layout;
@@ -68,6 +91,7 @@ public final class NovaNode implements AutoCloseable {
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, raftDir))
         .setStateMachineRegistry(registry)
+        .setParameters(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())))
         .build();
     server.start();
     NovaNode node = new NovaNode(config, layout, server);
@@ -97,19 +121,101 @@ public final class NovaNode implements AutoCloseable {
   private void joinMissingGroups() throws IOException {
     Set<RaftGroupId> present = new HashSet<>();
     server.getGroupIds().forEach(present::add);
-    RaftPeerId self = RaftPeerId.valueOf(config.nodeId());
-    AtomicLong callId = new AtomicLong();
     for (GroupSpec spec : layout.groupsOn(config.nodeId())) {
       if (present.contains(spec.group().getGroupId())) {
         continue;
       }
-      RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(
-          ClientId.randomId(), self, callId.incrementAndGet(), spec.group(), true));
-      if (!reply.isSuccess()) {
-        throw new IOException("could not create group " + spec.name() + ": " + reply.getException());
+      if (inUseElsewhere(spec)) {
+        rejoin(spec);
+      } else {
+        addLocally(spec);
+        LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
       }
-      LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
     }
+  }
+
+  private final AtomicLong callId = new AtomicLong();
+
+  private void addLocally(GroupSpec spec) throws IOException {
+    RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(
+        ClientId.randomId(), server.getId(), callId.incrementAndGet(), spec.group(), true));
+    if (!reply.isSuccess()) {
+      throw new IOException("could not create group " + spec.name() + ": " + reply.getException());
+    }
+  }
+
+  /** Whether another replica of the group reports committed entries (unreachable peers do not count). */
+  private boolean inUseElsewhere(GroupSpec spec) {
+    for (RaftPeer peer : others(spec)) {
+      try (RaftClient client = client(RaftGroup.valueOf(spec.group().getGroupId(), peer))) {
+        GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(spec.group().getGroupId());
+        long commit = info.getCommitInfos().stream().mapToLong(CommitInfoProto::getCommitIndex).max().orElse(-1);
+        if (commit >= IN_USE_COMMIT_INDEX_MIN) {
+          LOG.warn("node {} has no copy of group {} but {} has committed up to index {}: this node lost its "
+              + "data and rejoins without voting until caught up", config.nodeId(), spec.name(), peer.getId(), commit);
+          return true;
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("node {}: {} did not report group {}: {}", config.nodeId(), peer.getId(), spec.name(), e.toString());
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Rejoins a group this node lost its copy of: removes itself from the configuration (the others commit
+   * that without it), starts an empty replica, and asks to be added back; Ratis stages the new member,
+   * sending it the log before the configuration that counts it is committed. Retries, bounded by
+   * {@link #REJOIN_TIMEOUT}, while the group has no leader (then the node is unavailable, never unsafe).
+   */
+  private void rejoin(GroupSpec spec) throws IOException {
+    long deadline = System.nanoTime() + REJOIN_TIMEOUT.toNanos();
+    RaftGroup others = RaftGroup.valueOf(spec.group().getGroupId(), others(spec));
+    List<RaftPeer> all = new ArrayList<>(spec.group().getPeers());
+    boolean added = false;
+    IOException last = null;
+    while (System.nanoTime() < deadline) {
+      try (RaftClient client = client(others)) {
+        RaftClientReply removed = client.admin().setConfiguration(others.getPeers().stream().toList());
+        if (!removed.isSuccess()) {
+          throw new IOException("removing " + config.nodeId() + " failed: " + removed.getException());
+        }
+        if (!added) {
+          addLocally(spec);
+          added = true;
+        }
+        RaftClientReply back = client.admin().setConfiguration(all);
+        if (!back.isSuccess()) {
+          throw new IOException("adding " + config.nodeId() + " back failed: " + back.getException());
+        }
+        LOG.info("node {} rejoined group {} and caught up", config.nodeId(), spec.name());
+        return;
+      } catch (IOException e) {
+        last = e;
+        LOG.warn("node {}: rejoining group {} failed, retrying: {}", config.nodeId(), spec.name(), e.toString());
+      }
+      try {
+        Thread.sleep(REJOIN_RETRY_SLEEP.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while rejoining group " + spec.name(), e);
+      }
+    }
+    throw new IOException("node " + config.nodeId() + " could not rejoin group " + spec.name() + " within "
+        + REJOIN_TIMEOUT.toSeconds() + " s", last);
+  }
+
+  private List<RaftPeer> others(GroupSpec spec) {
+    return spec.group().getPeers().stream().filter(p -> !p.getId().equals(server.getId())).toList();
+  }
+
+  private static RaftClient client(RaftGroup group) {
+    var properties = RaftTuning.clientProperties();
+    org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(properties, PROBE_TIMEOUT);
+    return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
+            TimeDuration.valueOf(300, java.util.concurrent.TimeUnit.MILLISECONDS)))
+        .build();
   }
 
   public NodeConfig config() {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -54,6 +55,19 @@ public final class RaftTuning {
     // Snapshots are not taken automatically yet; the log is kept whole (see docs/design/storage.md).
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
     return p;
+  }
+
+  /**
+   * Server parameters (objects, not strings): the Raft gRPC server refuses messages addressed to
+   * another peer ({@link AddressedToSelfInterceptor}).
+   */
+  public static org.apache.ratis.conf.Parameters serverParameters(org.apache.ratis.protocol.RaftPeerId self) {
+    org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
+    AddressedToSelfInterceptor interceptor = new AddressedToSelfInterceptor(self);
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters,
+        (builder, types) -> GrpcServices.Customizer.getDefaultInstance().customize(builder, types)
+            .intercept(interceptor));
+    return parameters;
   }
 
   /** Properties for the gateway's group clients. */

@@ -1,0 +1,435 @@
+package io.nova.chaos;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.Frame;
+import com.github.dockerjava.api.model.PortBinding;
+import com.github.dockerjava.api.model.Ports;
+import io.nova.client.ClusterStatus;
+import io.nova.client.GroupStatus;
+import io.nova.client.NovaClient;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.BindMode;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.Network;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.utility.DockerImageName;
+
+/**
+ * A Nova cluster of N containers from the node image on its own Docker network, and the faults the
+ * nemesis injects into it: {@code kill -9}, SIGTERM stop, start, pause/unpause (cgroup freezer),
+ * wiping a node's data folder, and network partitions.
+ *
+ * <p>Partitions are iptables DROP rules in the host's {@code DOCKER-USER} chain between container IPs
+ * (the bridge passes through iptables: {@code net.bridge.bridge-nf-call-iptables=1}). They cut Raft
+ * traffic between nodes only; the test's clients reach every gateway through its published port, so a
+ * client can still talk to an isolated node, like a client on the minority side. Needs root on the host.
+ *
+ * <p>Each node's data folder and configuration are bind-mounted from {@code dir/<node>/}, so a wipe is a
+ * delete on the host, and each node publishes its API on a fixed free loopback port so a restarted
+ * container keeps its address. Not thread-safe: the nemesis thread alone drives faults.
+ */
+public final class ChaosCluster implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
+  static final int API_PORT = 7701;
+  static final int RAFT_PORT = 7801;
+  static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(120);
+  static final Duration NODE_READY_TIMEOUT = Duration.ofSeconds(60);
+  static final String RULE_COMMENT = "nova-chaos";
+
+  /** One node: its id, container, host folder and published API port. */
+  public record Node(String id, GenericContainer<?> container, Path dir, int hostPort) {
+    public String endpoint() {
+      return "127.0.0.1:" + hostPort;
+    }
+  }
+
+  private final Network network;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+  private final DockerClient docker = DockerClientFactory.instance().client();
+  private final List<List<String>> dropRules = new ArrayList<>();
+  private final List<String> paused = new ArrayList<>();
+  private final List<String> down = new ArrayList<>();
+
+  private ChaosCluster(Network network) {
+    this.network = network;
+  }
+
+  /**
+   * Starts {@code size} nodes from {@code image}, each with a JVM heap of 384 MiB, and waits until every
+   * gateway listens (bounded by {@link #NODE_START_TIMEOUT}). With {@code pinIps} each node keeps its
+   * address across restarts; without, Docker may give a restarted node another node's old address.
+   */
+  public static ChaosCluster start(String image, int size, int shardCount, Path dir, boolean pinIps)
+      throws IOException {
+    // A fixed subnet and fixed node IPs: Docker hands a restarted container a new IP by default, and a
+    // peer's stale connection to a dead node's old IP then reaches whichever node got that IP (see
+    // docs/testing.md, "Anomalies found"). Stable addresses are what deployments must provide.
+    int subnet = 64 + (int) (ProcessHandle.current().pid() % 64) * 2 + (int) (System.nanoTime() & 1);
+    String prefix = "10.213." + subnet + ".";
+    Network network = Network.builder().createNetworkCmdModifier(cmd -> cmd.withIpam(
+        new com.github.dockerjava.api.model.Network.Ipam().withConfig(
+            new com.github.dockerjava.api.model.Network.Ipam.Config().withSubnet(prefix + "0/24")))).build();
+    ChaosCluster cluster = new ChaosCluster(network);
+    try {
+      StringBuilder nodesYaml = new StringBuilder();
+      for (int i = 1; i <= size; i++) {
+        nodesYaml.append("  - id: n").append(i).append("\n    raft-address: n").append(i).append(':')
+            .append(RAFT_PORT).append("\n    api-address: n").append(i).append(':').append(API_PORT).append('\n');
+      }
+      for (int i = 1; i <= size; i++) {
+        String id = "n" + i;
+        Path nodeDir = Files.createDirectories(dir.resolve(id));
+        Files.createDirectories(nodeDir.resolve("data"));
+        openUp(nodeDir);
+        openUp(nodeDir.resolve("data"));
+        Files.writeString(nodeDir.resolve("node.yaml"), "cluster-name: chaos\nnode-id: " + id
+            + "\ndata-dir: /var/lib/nova/data\nshard-count: " + shardCount
+            + "\nelection-timeout-ms: 1000\nnodes:\n" + nodesYaml);
+        int hostPort = freePort();
+        GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
+            .withNetwork(network)
+            .withNetworkAliases(id)
+            .withFileSystemBind(nodeDir.toString(), "/var/lib/nova", BindMode.READ_WRITE)
+            .withEnv("JAVA_TOOL_OPTIONS", "-Xmx384m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+            .withCommand("server", "--config", "/var/lib/nova/node.yaml")
+            .withCreateContainerCmdModifier(cmd -> {
+              if (pinIps) {
+                cmd.withIpv4Address(prefix + (10 + Integer.parseInt(id.substring(1))));
+              }
+              cmd.withHostName(id).withExposedPorts(ExposedPort.tcp(API_PORT));
+              cmd.getHostConfig().withPortBindings(new PortBinding(
+                  Ports.Binding.bindIpAndPort("127.0.0.1", hostPort), ExposedPort.tcp(API_PORT)));
+            })
+            .waitingFor(Wait.forLogMessage(".*serving on.*\\n", 1).withStartupTimeout(NODE_START_TIMEOUT));
+        cluster.nodes.put(id, new Node(id, c, nodeDir, hostPort));
+      }
+      CompletableFuture.allOf(cluster.nodes.values().stream()
+          .map(n -> CompletableFuture.runAsync(n.container()::start)).toArray(CompletableFuture[]::new)).join();
+      return cluster;
+    } catch (RuntimeException | IOException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private static void openUp(Path p) throws IOException {
+    // The container runs as uid 10001; the host folder belongs to the test's user.
+    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
+  }
+
+  public List<Node> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  public Node node(String id) {
+    return Optional.ofNullable(nodes.get(id)).orElseThrow(() -> new IllegalArgumentException("no node " + id));
+  }
+
+  /** Every node's API endpoint, comma-separated, for a client. */
+  public String endpoints() {
+    return String.join(",", nodes.values().stream().map(Node::endpoint).toList());
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** SIGKILL of the node's JVM (PID 1 of its container): no shutdown hook, no flush. */
+  public void kill(String id) {
+    LOG.info("nemesis: kill -9 {}", id);
+    docker.killContainerCmd(containerId(id)).withSignal("KILL").exec();
+    down.add(id);
+  }
+
+  /** SIGTERM, then SIGKILL after {@code graceSec}: a clean stop. */
+  public void stop(String id, int graceSec) {
+    LOG.info("nemesis: stop {}", id);
+    docker.stopContainerCmd(containerId(id)).withTimeout(graceSec).exec();
+    down.add(id);
+  }
+
+  /** Deletes the node's data folder (the node must be down). */
+  public void wipe(String id) throws IOException {
+    LOG.info("nemesis: wipe the data folder of {}", id);
+    Path data = node(id).dir().resolve("data");
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        if (!p.equals(data)) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  /** Starts a stopped or killed node again and waits (bounded) until its gateway answers. */
+  public void restart(String id) {
+    LOG.info("nemesis: start {}", id);
+    docker.startContainerCmd(containerId(id)).exec();
+    down.remove(id);
+    awaitGateway(id);
+  }
+
+  /** Starts a stopped or killed node again without waiting for it. */
+  public void restartAsync(String id) {
+    LOG.info("nemesis: start {} (not waiting)", id);
+    docker.startContainerCmd(containerId(id)).exec();
+    down.remove(id);
+  }
+
+  /** Freezes every process of the node (SIGSTOP-like, via the cgroup freezer). */
+  public void pause(String id) {
+    LOG.info("nemesis: pause {}", id);
+    docker.pauseContainerCmd(containerId(id)).exec();
+    paused.add(id);
+  }
+
+  public void unpause(String id) {
+    LOG.info("nemesis: resume {}", id);
+    docker.unpauseContainerCmd(containerId(id)).exec();
+    paused.remove(id);
+  }
+
+  /** Cuts all traffic between the two sides (both directions); nodes within a side still talk. */
+  public void partition(List<String> sideA, List<String> sideB) throws IOException, InterruptedException {
+    LOG.info("nemesis: partition {} | {}", sideA, sideB);
+    for (String a : sideA) {
+      for (String b : sideB) {
+        drop(ip(a), ip(b));
+        drop(ip(b), ip(a));
+      }
+    }
+  }
+
+  private void drop(String from, String to) throws IOException, InterruptedException {
+    List<String> rule = List.of("DOCKER-USER", "-s", from, "-d", to, "-m", "comment", "--comment",
+        RULE_COMMENT, "-j", "DROP");
+    iptables("-I", rule);
+    dropRules.add(rule);
+  }
+
+  /** Removes every partition rule this cluster added. */
+  public void healPartitions() throws IOException, InterruptedException {
+    if (!dropRules.isEmpty()) {
+      LOG.info("nemesis: heal partitions");
+    }
+    for (List<String> rule : List.copyOf(dropRules)) {
+      iptables("-D", rule);
+      dropRules.remove(rule);
+    }
+  }
+
+  /** Undoes every fault: heals partitions, resumes paused nodes, starts downed ones. */
+  public void healAll() throws IOException, InterruptedException {
+    healPartitions();
+    for (String id : List.copyOf(paused)) {
+      unpause(id);
+    }
+    for (String id : List.copyOf(down)) {
+      restart(id);
+    }
+  }
+
+  private static void iptables(String op, List<String> rule) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("iptables", "-w", "5", op));
+    cmd.addAll(rule);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException(String.join(" ", cmd) + " failed: " + out);
+    }
+  }
+
+  private String ip(String id) {
+    return docker.inspectContainerCmd(containerId(id)).exec().getNetworkSettings().getNetworks().values()
+        .stream().map(ContainerNetwork::getIpAddress).filter(s -> s != null && !s.isEmpty()).findFirst()
+        .orElseThrow(() -> new IllegalStateException(id + " has no IP address"));
+  }
+
+  private String containerId(String id) {
+    return node(id).container().getContainerId();
+  }
+
+  // ---------------------------------------------------------------- observation
+
+  /** Polls the node's own gateway until it answers cluster status, bounded by {@link #NODE_READY_TIMEOUT}. */
+  public void awaitGateway(String id) {
+    long deadline = System.nanoTime() + NODE_READY_TIMEOUT.toNanos();
+    try (NovaClient c = singleNodeClient(id, Duration.ofSeconds(2))) {
+      while (System.nanoTime() < deadline) {
+        try {
+          c.clusterStatus();
+          return;
+        } catch (RuntimeException e) {
+          sleep(250);
+        }
+      }
+    }
+    LOG.warn("node {} did not answer within {}", id, NODE_READY_TIMEOUT);
+  }
+
+  /** A client that talks to one node's gateway only, with no retries. */
+  public NovaClient singleNodeClient(String id, Duration timeout) {
+    return NovaClient.builder().endpoints(node(id).endpoint()).requestTimeout(timeout)
+        .retryBudget(Duration.ZERO).build();
+  }
+
+  /** The cluster status as some reachable node answers it, or empty. */
+  public Optional<ClusterStatus> status() {
+    for (Node n : nodes.values()) {
+      if (down.contains(n.id()) || paused.contains(n.id())) {
+        continue;
+      }
+      try (NovaClient c = singleNodeClient(n.id(), Duration.ofSeconds(2))) {
+        return Optional.of(c.clusterStatus());
+      } catch (RuntimeException e) {
+        // try the next node
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The groups some reachable node currently names a leader for. Each node answers cluster status with
+   * its own view, and a node that just restarted learns its groups' leaders only from their next
+   * heartbeat, so every node is asked.
+   */
+  public java.util.Set<String> groupsWithLeader() {
+    java.util.Set<String> led = new java.util.HashSet<>();
+    for (Node n : nodes.values()) {
+      if (down.contains(n.id()) || paused.contains(n.id())) {
+        continue;
+      }
+      try (NovaClient c = singleNodeClient(n.id(), Duration.ofSeconds(2))) {
+        c.clusterStatus().groups().stream().filter(g -> g.leader() != null && !g.leader().isEmpty())
+            .forEach(g -> led.add(g.name()));
+      } catch (RuntimeException e) {
+        // unreachable: its view does not count
+      }
+    }
+    return led;
+  }
+
+  /** The current leader of {@code group}, if a reachable node knows one. */
+  public Optional<String> leaderOf(String group) {
+    return status().flatMap(s -> s.groups().stream().filter(g -> g.name().equals(group))
+        .map(GroupStatus::leader).filter(l -> l != null && !l.isEmpty()).findFirst());
+  }
+
+  /** The replicas of {@code group} (from the layout every node computes). */
+  public List<String> replicasOf(String group) {
+    return status().flatMap(s -> s.groups().stream().filter(g -> g.name().equals(group))
+        .map(GroupStatus::replicas).findFirst()).orElse(List.of());
+  }
+
+  /** Writes each node's container log (stdout and stderr, all runs of the container) into {@code dir}. */
+  public void saveLogs(Path dir) {
+    for (Node n : nodes.values()) {
+      Path file = dir.resolve(n.id() + ".log");
+      try (OutputStream out = Files.newOutputStream(Files.createDirectories(dir).resolve(n.id() + ".log"))) {
+        docker.logContainerCmd(n.container().getContainerId()).withStdOut(true).withStdErr(true)
+            .exec(new ResultCallback.Adapter<Frame>() {
+              @Override
+              public void onNext(Frame frame) {
+                try {
+                  out.write(frame.getPayload());
+                } catch (IOException e) {
+                  throw new IllegalStateException(e);
+                }
+              }
+            }).awaitCompletion(30, TimeUnit.SECONDS);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("could not save the log of {} to {}: {}", n.id(), file, e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      healPartitions();
+    } catch (IOException | InterruptedException e) {
+      LOG.warn("could not remove partition rules: {}", e.toString());
+    }
+    for (String id : List.copyOf(paused)) {
+      try {
+        unpause(id);
+      } catch (RuntimeException e) {
+        LOG.warn("could not resume {}: {}", id, e.toString());
+      }
+    }
+    for (Node n : nodes.values()) {
+      try {
+        n.container().stop();
+      } catch (RuntimeException e) {
+        LOG.warn("could not remove {}: {}", n.id(), e.toString());
+      }
+    }
+    try {
+      network.close();
+    } catch (RuntimeException e) {
+      LOG.warn("could not remove the network: {}", e.toString());
+    }
+  }
+
+  /** The next host port to try; ports are never reused within one JVM (see {@link #freePort()}). */
+  private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+      new java.util.concurrent.atomic.AtomicInteger(20_000 + (int) (ProcessHandle.current().pid() % 10_000));
+
+  /**
+   * A loopback port that is free now and that this JVM has not handed out before. Docker keeps a
+   * removed container's published port allocated for a moment, so the kernel's "free ephemeral port"
+   * can still be taken on the Docker side; walking a private range avoids handing it out twice.
+   * Skips 7701-7703 and 7801-7803 (kept for a local `nova dev`).
+   */
+  static int freePort() throws IOException {
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = NEXT_PORT.getAndIncrement();
+      if (port > 60_000) {
+        NEXT_PORT.set(20_000);
+        continue;
+      }
+      if ((port >= 7701 && port <= 7703) || (port >= 7801 && port <= 7803)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException e) {
+        // taken: try the next one
+      }
+    }
+    throw new IOException("no free loopback port found");
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package io.nova.chaos;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Checks a chaos history against the final contents of every stream, one linear pass per stream plus
+ * sorted sweeps for the real-time rules. The invariants (numbered as in docs/testing.md):
+ *
+ * <ol>
+ *   <li>every acknowledged append is present at exactly its acked seq_nums;
+ *   <li>each stream is dense from 0 to its tail, and identical through every node's gateway;
+ *   <li>no payload appears twice (the client never resends, so no duplicate is excusable), and nothing
+ *       appears that no one wrote;
+ *   <li>a conditional success landed exactly at its match_seq_num;
+ *   <li>a definite failure had no effect;
+ *   <li>every record a reader saw is in the final stream at the same seq_num;
+ *   <li>an append acked before another was invoked has the smaller seq_num, and a read or check-tail
+ *       invoked after an ack reports a tail covering it;
+ *   <li>after {@code Fence(T)} returned boundary f, every record at or after f was written presenting T
+ *       or a later token (tokens are {@code gen-N}, installed in increasing N);
+ *   <li>each process's observed tails of a stream never decrease;
+ *   <li>after healing, every group had a leader within 10 s and an append succeeded within 30 s.
+ * </ol>
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class Checker {
+
+  public static final long LEADER_AFTER_HEAL_MS_MAX = 10_000;
+  /** Prefix of the error of an operation whose answer broke the API contract (e.g. a non-dense read). */
+  public static final String MALFORMED = "MALFORMED ANSWER: ";
+  public static final long APPEND_AFTER_HEAL_MS_MAX = 30_000;
+
+  /**
+   * The final contents of one stream as read through each node's gateway.
+   *
+   * @param byNode node id to the bodies at seq_num 0, 1, ... (every record up to the tail it reported),
+   *               with the tail reported and whether the read's seq_nums were dense
+   */
+  public record FinalStream(Map<String, List<String>> byNode, Map<String, Long> tailByNode,
+      Map<String, Boolean> denseByNode) {}
+
+  /** Recovery after the last heal; -1 means it never happened within the bounds. */
+  public record Recovery(long leaderAfterHealMs, long appendAfterHealMs) {}
+
+  public Verdict check(History history, Map<String, FinalStream> finals, Recovery recovery) {
+    Verdict v = new Verdict();
+    List<Op> ops = history.ops();
+    Map<String, List<Op>> byStream = new HashMap<>();
+    for (Op op : ops) {
+      byStream.computeIfAbsent(op.stream(), s -> new ArrayList<>()).add(op);
+    }
+    for (Map.Entry<String, FinalStream> e : finals.entrySet()) {
+      checkStream(v, e.getKey(), byStream.getOrDefault(e.getKey(), List.of()), e.getValue());
+    }
+    for (String stream : byStream.keySet()) {
+      v.check("2 stream read back", finals.containsKey(stream), stream + " has operations but no final read");
+    }
+    if (recovery != null) {
+      v.check("10 leader within 10s of heal", recovery.leaderAfterHealMs() >= 0
+          && recovery.leaderAfterHealMs() <= LEADER_AFTER_HEAL_MS_MAX,
+          "a group had no leader " + recovery.leaderAfterHealMs() + " ms after healing");
+      v.check("10 append within 30s of heal", recovery.appendAfterHealMs() >= 0
+          && recovery.appendAfterHealMs() <= APPEND_AFTER_HEAL_MS_MAX,
+          "no append succeeded " + recovery.appendAfterHealMs() + " ms after healing");
+    }
+    return v;
+  }
+
+  private void checkStream(Verdict v, String stream, List<Op> ops, FinalStream fin) {
+    // (2) dense and identical on every gateway; the first node's copy is the reference.
+    List<String> ref = null;
+    String refNode = null;
+    for (Map.Entry<String, List<String>> e : fin.byNode().entrySet()) {
+      String node = e.getKey();
+      List<String> copy = e.getValue();
+      v.check("2 dense from 0 to tail", Boolean.TRUE.equals(fin.denseByNode().get(node))
+          && Objects.equals(fin.tailByNode().get(node), (long) copy.size()),
+          stream + " via " + node + ": " + copy.size() + " records, tail " + fin.tailByNode().get(node)
+              + ", dense " + fin.denseByNode().get(node));
+      if (ref == null) {
+        ref = copy;
+        refNode = node;
+      } else {
+        v.check("2 identical on every gateway", ref.equals(copy), stream + ": " + node + " differs from "
+            + refNode + " (" + copy.size() + " vs " + ref.size() + " records, first difference at "
+            + firstDifference(ref, copy) + ")");
+      }
+    }
+    if (ref == null) {
+      v.anomaly("2 stream read back", stream + " could not be read through any gateway");
+      return;
+    }
+    final List<String> stored = ref;
+    // (3) each payload once, and only payloads someone wrote.
+    Map<String, Op> writer = new HashMap<>();
+    for (Op op : ops) {
+      if (op.isAppend()) {
+        op.bodies().forEach(b -> writer.put(b, op));
+      }
+    }
+    Map<String, Long> position = new HashMap<>();
+    for (int i = 0; i < stored.size(); i++) {
+      String body = stored.get(i);
+      Long previous = position.putIfAbsent(body, (long) i);
+      v.check("3 no payload twice", previous == null,
+          stream + ": '" + body + "' at " + previous + " and " + i);
+      v.check("3 no payload from nowhere", writer.containsKey(body),
+          stream + ": '" + body + "' at " + i + " was never written");
+    }
+    for (Op op : ops) {
+      v.check("6 reads see committed data", !op.error().startsWith(MALFORMED), stream + ": op " + op.id()
+          + " " + op.error());
+      if (op.isAppend()) {
+        checkAppend(v, stream, op, stored, position);
+      } else if (op.kind() == Op.Kind.READ && op.ok()) {
+        // (6) what a reader saw is committed where it saw it.
+        for (int k = 0; k < op.bodies().size(); k++) {
+          long seq = op.start() + k;
+          v.check("6 reads see committed data", seq < stored.size() && stored.get((int) seq).equals(op.bodies().get(k)),
+              stream + ": op " + op.id() + " read '" + op.bodies().get(k) + "' at " + seq + ", final has "
+                  + (seq < stored.size() ? "'" + stored.get((int) seq) + "'" : "nothing"));
+        }
+        v.check("6 reads see committed data", op.tail() <= stored.size(),
+            stream + ": op " + op.id() + " saw tail " + op.tail() + " beyond the final " + stored.size());
+      } else if (op.kind() == Op.Kind.CHECK_TAIL && op.ok()) {
+        v.check("6 reads see committed data", op.tail() <= stored.size(),
+            stream + ": op " + op.id() + " saw tail " + op.tail() + " beyond the final " + stored.size());
+      }
+    }
+    checkRealTime(v, stream, ops);
+    checkFences(v, stream, ops, stored, writer);
+    checkMonotonic(v, stream, ops);
+  }
+
+  private void checkAppend(Verdict v, String stream, Op op, List<String> stored, Map<String, Long> position) {
+    if (op.ok()) {
+      // (1) acked at exactly its seq_nums.
+      for (int k = 0; k < op.bodies().size(); k++) {
+        String body = op.bodies().get(k);
+        long want = op.start() + k;
+        v.check("1 acked present at acked seq_num", Long.valueOf(want).equals(position.get(body)),
+            stream + ": op " + op.id() + " acked '" + body + "' at " + want + ", found at " + position.get(body));
+      }
+      v.check("1 acked present at acked seq_num", op.tail() >= op.ackEnd(),
+          stream + ": op " + op.id() + " acked tail " + op.tail() + " before its end " + op.ackEnd());
+      if (op.kind() == Op.Kind.APPEND_MATCH) {
+        // (4) a conditional success is exactly at its match.
+        v.check("4 conditional success at match", op.start() == op.match(),
+            stream + ": op " + op.id() + " matched " + op.match() + " but landed at " + op.start());
+      }
+    } else if (op.outcome() == Op.Outcome.FAIL) {
+      // (5) a definite failure had no effect.
+      for (String body : op.bodies()) {
+        v.check("5 definite failure had no effect", !position.containsKey(body),
+            stream + ": op " + op.id() + " failed definitely (" + op.error() + ") but '" + body + "' is at "
+                + position.get(body));
+      }
+    } else {
+      // Indefinite: either all of the batch landed, contiguously, or none of it.
+      List<Long> at = op.bodies().stream().map(position::get).toList();
+      boolean none = at.stream().allMatch(Objects::isNull);
+      boolean all = at.stream().noneMatch(Objects::isNull);
+      boolean contiguous = all && java.util.stream.IntStream.range(0, at.size())
+          .allMatch(k -> at.get(k) == at.get(0) + k);
+      v.check("1 batches land whole or not at all", none || contiguous,
+          stream + ": indefinite op " + op.id() + " landed partly or scattered: " + at);
+      if (all && op.kind() == Op.Kind.APPEND_MATCH) {
+        v.check("4 conditional success at match", at.get(0) == op.match(),
+            stream + ": indefinite op " + op.id() + " matched " + op.match() + " but landed at " + at.get(0));
+      }
+    }
+  }
+
+  /** (7) Real-time order, by one sweep over the ops sorted by invocation. */
+  private void checkRealTime(Verdict v, String stream, List<Op> ops) {
+    List<Op> acked = ops.stream().filter(o -> o.isAppend() && o.ok()).sorted(Comparator.comparingLong(Op::completeNs)).toList();
+    List<Op> observers = ops.stream().filter(Op::ok).sorted(Comparator.comparingLong(Op::invokeNs)).toList();
+    int next = 0;
+    long maxStart = -1;
+    long maxEnd = 0;
+    Op maxStartOp = null;
+    for (Op b : observers) {
+      while (next < acked.size() && acked.get(next).completeNs() < b.invokeNs()) {
+        Op a = acked.get(next++);
+        if (a.start() > maxStart) {
+          maxStart = a.start();
+          maxStartOp = a;
+        }
+        maxEnd = Math.max(maxEnd, a.ackEnd());
+      }
+      if (b.isAppend()) {
+        v.check("7 acked before invoked => smaller seq_num", b.start() > maxStart,
+            stream + ": op " + b.id() + " landed at " + b.start() + " although op "
+                + (maxStartOp == null ? "?" : maxStartOp.id()) + " was acked at " + maxStart + " before it began");
+      } else if (b.kind() == Op.Kind.READ || b.kind() == Op.Kind.CHECK_TAIL) {
+        v.check("7 read after ack sees it", b.tail() >= maxEnd,
+            stream + ": op " + b.id() + " (" + b.kind() + ") reported tail " + b.tail() + " after an ack up to " + maxEnd);
+      }
+    }
+  }
+
+  /** (8) After Fence(gen-N) returned boundary f, every record at or after f presented gen-M, M >= N. */
+  private void checkFences(Verdict v, String stream, List<Op> ops, List<String> stored, Map<String, Op> writer) {
+    List<Op> fences = ops.stream().filter(o -> o.kind() == Op.Kind.FENCE && o.ok()).toList();
+    if (fences.isEmpty()) {
+      return;
+    }
+    for (Op fence : fences) {
+      long gen = generation(fence.token());
+      v.check("8 fence boundary within the stream", fence.start() <= stored.size(),
+          stream + ": fence " + fence.token() + " boundary " + fence.start() + " beyond the final tail " + stored.size());
+      for (long seq = Math.max(0, fence.start()); seq < stored.size(); seq++) {
+        Op w = writer.get(stored.get((int) seq));
+        long presented = w == null ? -1 : generation(w.token());
+        if (presented < gen) {
+          v.anomaly("8 no older token after a fence", stream + ": '" + stored.get((int) seq) + "' at " + seq
+              + " presented '" + (w == null ? "?" : w.token()) + "' after fence " + fence.token()
+              + " (op " + fence.id() + ") returned boundary " + fence.start());
+          break;
+        }
+      }
+      v.checked("8 no older token after a fence");
+    }
+  }
+
+  /** (9) Per process, the tails it observed of this stream never decrease. */
+  private void checkMonotonic(Verdict v, String stream, List<Op> ops) {
+    Map<String, Long> last = new HashMap<>();
+    for (Op op : ops.stream().filter(o -> o.ok() && o.tail() >= 0).sorted(Comparator.comparingLong(Op::invokeNs)).toList()) {
+      Long before = last.put(op.process(), op.tail());
+      v.check("9 monotonic tails per process", before == null || op.tail() >= before,
+          stream + ": " + op.process() + " saw tail " + op.tail() + " after " + before + " (op " + op.id() + ")");
+    }
+  }
+
+  /** The N of a {@code gen-N} token; -1 for no token. */
+  static long generation(String token) {
+    if (token == null || token.isEmpty()) {
+      return -1;
+    }
+    return Long.parseLong(token.substring(token.lastIndexOf('-') + 1));
+  }
+
+  private static int firstDifference(List<String> a, List<String> b) {
+    int n = Math.min(a.size(), b.size());
+    for (int i = 0; i < n; i++) {
+      if (!a.get(i).equals(b.get(i))) {
+        return i;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,53 @@
+package io.nova.chaos;
+
+/**
+ * The faults a chaos run injects, one kind per scenario. Each fault is injected every
+ * {@code faultInterval} (jittered), held for a few seconds while the workload runs, then healed.
+ */
+public enum Scenario {
+  /** kill -9 of a shard group's leader while appends are in flight; restarted on its data. */
+  KILL_LEADER(3),
+  /** kill -9 of one of a group's followers. */
+  KILL_FOLLOWER(3),
+  /**
+   * kill -9 of a leader together with a follower of the same group, so the entries only they held
+   * (unreplicated to the third) must not come back as acknowledged-and-lost; both restart on their data.
+   */
+  KILL_LEADER_AND_FOLLOWER(3),
+  /**
+   * KILL_LEADER_AND_FOLLOWER on a network where Docker picks addresses, so a restarted node can come
+   * back on the other dead node's IP and receive Raft messages meant for it (regression for the
+   * misaddressed-appendEntries finding; Nova must refuse them).
+   */
+  KILL_TWO_IP_REUSE(3),
+  /** Freezes a leader for more than twice the election timeout, then resumes it (a stale leader). */
+  PAUSE_LEADER(3),
+  /** Cuts a leader off from the other nodes (a minority of one); clients can still reach it. */
+  PARTITION_LEADER(3),
+  /** A random majority/minority split of a 5-node cluster, then heal. */
+  SPLIT_MAJORITY_5(5),
+  /** Stops a node, deletes its data folder and starts it again (it rejoins empty). */
+  WIPE_RESTART(3),
+  /**
+   * The wiped-voter hazard: a follower lags (paused) while the leader commits with the other follower;
+   * that follower then loses its disk and the leader crashes, leaving the lagging node and the empty
+   * one as a majority. A wiped node that votes like a fresh member elects the lagging node and
+   * acknowledged entries vanish; a safe Nova must keep them (or stay unavailable until the leader's
+   * disk is back).
+   */
+  WIPE_FOLLOWER_KILL_LEADER(3),
+  /** Restarts every node in turn with SIGTERM (a deployment). */
+  ROLLING_RESTART(3),
+  /** kill -9 of a leader of a 5-node cluster. */
+  KILL_LEADER_5(5);
+
+  private final int nodes;
+
+  Scenario(int nodes) {
+    this.nodes = nodes;
+  }
+
+  public int nodes() {
+    return nodes;
+  }
+}

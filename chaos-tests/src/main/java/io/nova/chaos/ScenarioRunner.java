@@ -1,0 +1,396 @@
+package io.nova.chaos;
+
+import io.nova.client.AppendRecord;
+import io.nova.client.ClusterStatus;
+import io.nova.client.GroupStatus;
+import io.nova.client.NovaClient;
+import io.nova.client.ReadBatch;
+import io.nova.client.ReadOptions;
+import io.nova.client.SequencedRecord;
+import io.nova.client.StreamAddress;
+import io.nova.client.errors.AlreadyExistsException;
+import io.nova.client.errors.NovaException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one scenario with one seed: starts a cluster, runs the {@link Workload} while injecting the
+ * scenario's faults for the given time, heals, measures recovery, reads every stream back through every
+ * node's gateway and checks the history. Writes {@code history.jsonl}, {@code verdict.txt}, the nodes'
+ * logs and a summary line under {@code outRoot/<scenario>-seed<seed>/}.
+ *
+ * <p>The seed drives every choice the test makes (fault targets, jitter, batch sizes); the cluster's own
+ * timing is not deterministic, so a replay re-runs the same fault plan, not the same interleaving.
+ */
+public final class ScenarioRunner {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ScenarioRunner.class);
+  static final int SHARD_COUNT = 4;
+  static final String BASIN = "chaos";
+  static final List<String> OPEN_STREAMS = List.of("o1", "o2", "o3", "o4");
+  static final List<String> FENCED_STREAMS = List.of("f1", "f2");
+  static final long ELECTION_TIMEOUT_MS = 1000;
+  static final Duration FAULT_HOLD = Duration.ofSeconds(3);
+  static final Duration RECOVERY_BOUND = Duration.ofSeconds(40);
+
+  /** The numbers a run reports. */
+  public record Result(Scenario scenario, long seed, long ok, long failed, long indefinite, int faults,
+      int leaderChanges, long checks, long anomalies, long leaderAfterHealMs, long appendAfterHealMs,
+      long runMs, Path dir, Verdict verdict) {
+
+    public String row() {
+      return String.format("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d ms | %d ms | %d s |", scenario, seed,
+          ok, failed, indefinite, faults, leaderChanges, checks, anomalies, leaderAfterHealMs,
+          appendAfterHealMs, runMs / 1000);
+    }
+
+    public static String header() {
+      return "| scenario | seed | ok | failed | indefinite | faults | leader changes | checks | anomalies "
+          + "| leader after heal | append after heal | run |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
+    }
+  }
+
+  private final Scenario scenario;
+  private final long seed;
+  private final Duration faultTime;
+  private final Duration faultInterval;
+  private final String image;
+  private final Path dir;
+  private final SplittableRandom random;
+  private final List<String> groups = new ArrayList<>();
+  private final AtomicInteger leaderChanges = new AtomicInteger();
+  private int faults;
+  private int rollingNext;
+
+  public ScenarioRunner(Scenario scenario, long seed, Duration faultTime, Duration faultInterval,
+      String image, Path outRoot) {
+    this.scenario = scenario;
+    this.seed = seed;
+    this.faultTime = faultTime;
+    this.faultInterval = faultInterval;
+    this.image = image;
+    this.dir = outRoot.resolve(scenario.name().toLowerCase() + "-seed" + seed);
+    this.random = new SplittableRandom(seed * 31 + scenario.ordinal());
+  }
+
+  public Result run() throws Exception {
+    long begin = System.nanoTime();
+    deleteTree(dir);
+    Files.createDirectories(dir);
+    History history = new History();
+    Verdict verdict;
+    long leaderMs;
+    long appendMs;
+    try (ChaosCluster cluster = ChaosCluster.start(image, scenario.nodes(), SHARD_COUNT, dir.resolve("nodes"),
+        scenario != Scenario.KILL_TWO_IP_REUSE)) {
+      try {
+        List<StreamAddress> open = new ArrayList<>();
+        List<StreamAddress> fenced = new ArrayList<>();
+        setUp(cluster, open, fenced);
+        AtomicBoolean monitoring = new AtomicBoolean(true);
+        Thread monitor = new Thread(() -> monitorLeaders(cluster, monitoring), "chaos-leader-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
+        Workload workload = new Workload(cluster.endpoints(), history, open, fenced, seed);
+        workload.start();
+        ChaosCluster.sleep(3000);
+        long faultsEnd = System.nanoTime() + faultTime.toNanos();
+        while (System.nanoTime() < faultsEnd) {
+          ChaosCluster.sleep(faultInterval.toMillis() / 2 + random.nextLong(faultInterval.toMillis()));
+          injectOne(cluster);
+        }
+        cluster.healAll();
+        long healed = System.nanoTime();
+        leaderMs = awaitLeaders(cluster, healed);
+        appendMs = probeAppends(cluster, open, history, healed);
+        ChaosCluster.sleep(2000);
+        workload.stop();
+        monitoring.set(false);
+        monitor.join(10_000);
+        Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced);
+        verdict = new Checker().check(history, finals, new Checker.Recovery(leaderMs, appendMs));
+      } finally {
+        cluster.saveLogs(dir.resolve("logs"));
+      }
+    }
+    history.write(dir.resolve("history.jsonl"));
+    Result r = new Result(scenario, seed, history.count(Op.Outcome.OK), history.count(Op.Outcome.FAIL),
+        history.count(Op.Outcome.INFO), faults, leaderChanges.get(), verdict.checkCount(),
+        verdict.anomalyCount(), leaderMs, appendMs, (System.nanoTime() - begin) / 1_000_000, dir, verdict);
+    Files.writeString(dir.resolve("verdict.txt"), Result.header() + "\n" + r.row() + "\n\n" + verdict.report());
+    Files.writeString(dir.getParent().resolve("summary.md"), r.row() + "\n", StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+    LOG.info("{} seed {}: {}", scenario, seed, r.row());
+    return r;
+  }
+
+  private void setUp(ChaosCluster cluster, List<StreamAddress> open, List<StreamAddress> fenced) {
+    try (NovaClient c = NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
+        .retryBudget(Duration.ofSeconds(30)).build()) {
+      retry(() -> c.createBasin(BASIN));
+      for (String s : OPEN_STREAMS) {
+        open.add(create(c, s));
+      }
+      for (String s : FENCED_STREAMS) {
+        fenced.add(create(c, s));
+      }
+    }
+  }
+
+  private StreamAddress create(NovaClient c, String name) {
+    StreamAddress a = new StreamAddress(BASIN, name);
+    retry(() -> c.createStream(a));
+    String group = "shard-" + c.getStream(a).shard();
+    if (!groups.contains(group)) {
+      groups.add(group);
+    }
+    return a;
+  }
+
+  /** Retries a create until it answers (an AlreadyExists is a retried create that landed), bounded. */
+  private static void retry(Runnable create) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (true) {
+      try {
+        create.run();
+        return;
+      } catch (AlreadyExistsException e) {
+        return;
+      } catch (NovaException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        ChaosCluster.sleep(500);
+      }
+    }
+  }
+
+  private void injectOne(ChaosCluster cluster) throws Exception {
+    String group = groups.get(random.nextInt(groups.size()));
+    Optional<String> leader = cluster.leaderOf(group);
+    List<String> replicas = cluster.replicasOf(group);
+    List<String> all = cluster.nodes().stream().map(ChaosCluster.Node::id).toList();
+    if (scenario != Scenario.ROLLING_RESTART && scenario != Scenario.WIPE_RESTART
+        && (leader.isEmpty() || replicas.size() < 3)) {
+      LOG.info("nemesis: no leader known for {}, skipping this round", group);
+      return;
+    }
+    switch (scenario) {
+      case KILL_LEADER, KILL_LEADER_5 -> {
+        cluster.kill(leader.get());
+        hold(FAULT_HOLD);
+        cluster.healAll();
+      }
+      case KILL_FOLLOWER -> {
+        cluster.kill(pick(followers(replicas, leader.get())));
+        hold(FAULT_HOLD);
+        cluster.healAll();
+      }
+      case KILL_LEADER_AND_FOLLOWER, KILL_TWO_IP_REUSE -> {
+        cluster.kill(leader.get());
+        cluster.kill(pick(followers(replicas, leader.get())));
+        hold(FAULT_HOLD);
+        cluster.healAll();
+      }
+      case PAUSE_LEADER -> {
+        cluster.pause(leader.get());
+        hold(Duration.ofMillis(2 * 2 * ELECTION_TIMEOUT_MS + 500)); // > twice the longest timeout
+        cluster.healAll();
+      }
+      case PARTITION_LEADER -> {
+        List<String> rest = new ArrayList<>(all);
+        rest.remove(leader.get());
+        cluster.partition(List.of(leader.get()), rest);
+        hold(Duration.ofSeconds(5));
+        cluster.healAll();
+      }
+      case SPLIT_MAJORITY_5 -> {
+        List<String> shuffled = new ArrayList<>(all);
+        Collections.shuffle(shuffled, new java.util.Random(random.nextLong()));
+        int minority = (all.size() - 1) / 2;
+        cluster.partition(shuffled.subList(0, minority), shuffled.subList(minority, all.size()));
+        hold(Duration.ofSeconds(5));
+        cluster.healAll();
+      }
+      case WIPE_RESTART -> {
+        String victim = leader.isPresent() && random.nextBoolean() ? leader.get() : pick(all);
+        cluster.kill(victim);
+        cluster.wipe(victim);
+        cluster.healAll();
+      }
+      case WIPE_FOLLOWER_KILL_LEADER -> {
+        List<String> followers = followers(replicas, leader.get());
+        String lagging = followers.get(0);
+        String wiped = followers.get(1);
+        cluster.pause(lagging);
+        hold(Duration.ofSeconds(2)); // entries commit on the leader and the other follower only
+        cluster.kill(wiped);
+        cluster.wipe(wiped);
+        cluster.kill(leader.get());
+        cluster.unpause(lagging);
+        cluster.restartAsync(wiped);
+        hold(Duration.ofSeconds(12)); // the lagging node and the wiped one may elect each other
+        cluster.healAll();
+      }
+      case ROLLING_RESTART -> {
+        String victim = all.get(rollingNext++ % all.size());
+        cluster.stop(victim, 10);
+        cluster.healAll();
+      }
+      default -> throw new IllegalStateException("unhandled scenario " + scenario);
+    }
+    faults++;
+  }
+
+  private static List<String> followers(List<String> replicas, String leader) {
+    List<String> f = new ArrayList<>(replicas);
+    f.remove(leader);
+    return f;
+  }
+
+  private String pick(List<String> from) {
+    return from.get(random.nextInt(from.size()));
+  }
+
+  private static void hold(Duration d) {
+    ChaosCluster.sleep(d.toMillis());
+  }
+
+  private void monitorLeaders(ChaosCluster cluster, AtomicBoolean running) {
+    Map<String, String> last = new HashMap<>();
+    while (running.get()) {
+      try {
+        Optional<ClusterStatus> s = cluster.status();
+        s.ifPresent(st -> {
+          for (GroupStatus g : st.groups()) {
+            if (g.leader() == null || g.leader().isEmpty()) {
+              continue;
+            }
+            String before = last.put(g.name(), g.leader() + "@" + g.term());
+            if (before != null && !before.equals(g.leader() + "@" + g.term())) {
+              leaderChanges.incrementAndGet();
+            }
+          }
+        });
+      } catch (RuntimeException e) {
+        LOG.debug("leader monitor: {}", e.toString());
+      }
+      ChaosCluster.sleep(500);
+    }
+  }
+
+  /** Milliseconds from the heal until every group has a leader, or -1 past {@link #RECOVERY_BOUND}. */
+  private long awaitLeaders(ChaosCluster cluster, long healedNs) {
+    java.util.Set<String> all = new java.util.HashSet<>();
+    while (System.nanoTime() - healedNs < RECOVERY_BOUND.toNanos()) {
+      if (all.isEmpty()) {
+        cluster.status().ifPresent(s -> s.groups().forEach(g -> all.add(g.name())));
+      }
+      if (!all.isEmpty() && cluster.groupsWithLeader().containsAll(all)) {
+        return (System.nanoTime() - healedNs) / 1_000_000;
+      }
+      ChaosCluster.sleep(100);
+    }
+    return -1;
+  }
+
+  /** Milliseconds from the heal until a plain append succeeded on every open stream, or -1. */
+  private long probeAppends(ChaosCluster cluster, List<StreamAddress> open, History history, long healedNs) {
+    try (NovaClient c = NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(3))
+        .retryBudget(Duration.ofSeconds(5)).build()) {
+      int counter = 0;
+      for (StreamAddress s : open) {
+        boolean done = false;
+        while (!done && System.nanoTime() - healedNs < RECOVERY_BOUND.toNanos()) {
+          long id = history.nextId();
+          String body = "probe#" + counter++ + "#0";
+          long invoke = System.nanoTime();
+          try {
+            var ack = c.append(s, List.of(AppendRecord.ofUtf8(body)));
+            history.add(new Op(id, "probe", Op.Kind.APPEND, s.stream(), invoke, System.nanoTime(), Op.Outcome.OK,
+                List.of(body), -1, "", ack.start().seqNum(), ack.tail().seqNum(), ""));
+            done = true;
+          } catch (NovaException e) {
+            history.add(new Op(id, "probe", Op.Kind.APPEND, s.stream(), invoke, System.nanoTime(),
+                e.mayHaveTakenEffect() ? Op.Outcome.INFO : Op.Outcome.FAIL, List.of(body), -1, "", -1, -1,
+                e.getClass().getSimpleName() + ": " + e.getMessage()));
+            ChaosCluster.sleep(200);
+          }
+        }
+        if (!done) {
+          return -1;
+        }
+      }
+    }
+    return (System.nanoTime() - healedNs) / 1_000_000;
+  }
+
+  /**
+   * Reads every stream whole through each node's gateway. A gateway forwards reads to the group's leader
+   * (linearizable ReadIndex reads), so this compares what every gateway serves, not each replica's disk.
+   */
+  private Map<String, Checker.FinalStream> readBack(ChaosCluster cluster, List<StreamAddress> open,
+      List<StreamAddress> fenced) {
+    Map<String, Checker.FinalStream> finals = new LinkedHashMap<>();
+    List<StreamAddress> all = new ArrayList<>(open);
+    all.addAll(fenced);
+    for (StreamAddress s : all) {
+      Map<String, List<String>> byNode = new LinkedHashMap<>();
+      Map<String, Long> tails = new LinkedHashMap<>();
+      Map<String, Boolean> dense = new LinkedHashMap<>();
+      for (ChaosCluster.Node n : cluster.nodes()) {
+        try (NovaClient c = NovaClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(10))
+            .retryBudget(Duration.ofSeconds(30)).build()) {
+          List<String> bodies = new ArrayList<>();
+          boolean isDense = true;
+          long tail;
+          while (true) {
+            ReadBatch b = c.read(s, ReadOptions.builder().startSeqNum(bodies.size()).build());
+            for (SequencedRecord r : b.records()) {
+              isDense &= r.seqNum() == bodies.size();
+              bodies.add(r.bodyUtf8());
+            }
+            tail = b.tail().seqNum();
+            if (b.records().isEmpty() || bodies.size() >= tail) {
+              break;
+            }
+          }
+          byNode.put(n.id(), bodies);
+          tails.put(n.id(), tail);
+          dense.put(n.id(), isDense);
+        } catch (NovaException e) {
+          LOG.warn("could not read {} through {}: {}", s, n.id(), e.toString());
+        }
+      }
+      finals.put(s.stream(), new Checker.FinalStream(byNode, tails, dense));
+    }
+    return finals;
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

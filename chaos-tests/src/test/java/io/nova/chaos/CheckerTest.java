@@ -1,0 +1,140 @@
+package io.nova.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Proves that the chaos {@link Checker} accepts a valid history and catches each kind of anomaly it is
+ * meant to catch, on small hand-written histories (no cluster needed; runs in every build).
+ */
+class CheckerTest {
+
+  private final History history = new History();
+  private long clock;
+
+  private Op add(String process, Op.Kind kind, Op.Outcome outcome, List<String> bodies, long match,
+      String token, long start, long tail) {
+    long invoke = clock++;
+    Op op = new Op(history.nextId(), process, kind, "s", invoke, clock++, outcome, bodies, match, token, start,
+        tail, outcome == Op.Outcome.OK ? "" : "error");
+    history.add(op);
+    return op;
+  }
+
+  private Verdict check(List<String> stored) {
+    return check(Map.of("n1", stored, "n2", stored));
+  }
+
+  private Verdict check(Map<String, List<String>> byNode) {
+    Map<String, Long> tails = new java.util.HashMap<>();
+    Map<String, Boolean> dense = new java.util.HashMap<>();
+    byNode.forEach((n, l) -> {
+      tails.put(n, (long) l.size());
+      dense.put(n, true);
+    });
+    return new Checker().check(history, Map.of("s", new Checker.FinalStream(byNode, tails, dense)),
+        new Checker.Recovery(100, 500));
+  }
+
+  @Test
+  void aValidHistoryChecks() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0", "a#0#1"), -1, "", 0, 2);
+    add("b", Op.Kind.APPEND_MATCH, Op.Outcome.OK, List.of("b#0#0"), 2, "", 2, 3);
+    add("b", Op.Kind.APPEND_MATCH, Op.Outcome.FAIL, List.of("b#1#0"), 1, "", -1, 3);
+    add("c", Op.Kind.APPEND, Op.Outcome.INFO, List.of("c#0#0"), -1, "", -1, -1);
+    add("r", Op.Kind.READ, Op.Outcome.OK, List.of("a#0#0", "a#0#1", "b#0#0"), -1, "", 0, 3);
+    Verdict v = check(List.of("a#0#0", "a#0#1", "b#0#0", "c#0#0"));
+    assertThat(v.ok()).as(v.report()).isTrue();
+    assertThat(v.checkCount()).isGreaterThan(10);
+  }
+
+  @Test
+  void lostAcknowledgedWriteIsAnAnomaly() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0"), -1, "", 0, 1);
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#1#0"), -1, "", 1, 2);
+    Verdict v = check(List.of("a#0#0"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("1 acked present"));
+  }
+
+  @Test
+  void duplicatesGapsAndDivergenceAreAnomalies() {
+    add("a", Op.Kind.APPEND, Op.Outcome.INFO, List.of("a#0#0"), -1, "", -1, -1);
+    Verdict dup = check(List.of("a#0#0", "a#0#0"));
+    assertThat(dup.anomalies()).anyMatch(a -> a.startsWith("3 no payload twice"));
+    Verdict diverged = check(Map.of("n1", List.of("a#0#0"), "n2", List.of()));
+    assertThat(diverged.anomalies()).anyMatch(a -> a.startsWith("2 identical"));
+    Verdict phantom = check(List.of("zz#0#0"));
+    assertThat(phantom.anomalies()).anyMatch(a -> a.startsWith("3 no payload from nowhere"));
+  }
+
+  @Test
+  void conditionalSuccessAwayFromItsMatchIsAnAnomaly() {
+    add("b", Op.Kind.APPEND_MATCH, Op.Outcome.OK, List.of("b#0#0"), 0, "", 1, 2);
+    add("a", Op.Kind.APPEND, Op.Outcome.INFO, List.of("a#0#0"), -1, "", -1, -1);
+    Verdict v = check(List.of("a#0#0", "b#0#0"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("4 conditional success at match"));
+  }
+
+  @Test
+  void definiteFailureThatLandedIsAnAnomaly() {
+    add("b", Op.Kind.APPEND_MATCH, Op.Outcome.FAIL, List.of("b#0#0"), 5, "", -1, 0);
+    Verdict v = check(List.of("b#0#0"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("5 definite failure"));
+  }
+
+  @Test
+  void readOfUncommittedDataIsAnAnomaly() {
+    add("a", Op.Kind.APPEND, Op.Outcome.INFO, List.of("a#0#0"), -1, "", -1, -1);
+    add("r", Op.Kind.READ, Op.Outcome.OK, List.of("a#0#0"), -1, "", 0, 1);
+    Verdict v = check(List.of());
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("6 reads see committed"));
+  }
+
+  @Test
+  void staleReadAndReorderedAcksAreAnomalies() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0"), -1, "", 1, 2);
+    add("b", Op.Kind.APPEND, Op.Outcome.OK, List.of("b#0#0"), -1, "", 0, 2);
+    add("t", Op.Kind.CHECK_TAIL, Op.Outcome.OK, List.of(), -1, "", -1, 1);
+    Verdict v = check(List.of("b#0#0", "a#0#0"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("7 acked before invoked"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("7 read after ack"));
+  }
+
+  @Test
+  void zombieWriteAfterFenceIsAnAnomaly() {
+    add("o", Op.Kind.FENCE, Op.Outcome.OK, List.of(), -1, "gen-1", 0, 0);
+    add("o", Op.Kind.FENCE, Op.Outcome.OK, List.of(), -1, "gen-2", 1, 1);
+    add("z", Op.Kind.APPEND, Op.Outcome.INFO, List.of("z#0#0"), -1, "gen-1", -1, -1);
+    add("o", Op.Kind.APPEND_MATCH, Op.Outcome.INFO, List.of("o#0#0"), 0, "gen-1", -1, -1);
+    Verdict v = check(List.of("o#0#0", "z#0#0"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("8 no older token after a fence"));
+  }
+
+  @Test
+  void tailsGoingBackwardsForOneProcessAreAnAnomaly() {
+    add("a", Op.Kind.APPEND, Op.Outcome.INFO, List.of("a#0#0", "a#0#1"), -1, "", -1, -1);
+    add("t", Op.Kind.CHECK_TAIL, Op.Outcome.OK, List.of(), -1, "", -1, 2);
+    add("t", Op.Kind.CHECK_TAIL, Op.Outcome.OK, List.of(), -1, "", -1, 1);
+    Verdict v = check(List.of("a#0#0", "a#0#1"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("9 monotonic"));
+  }
+
+  @Test
+  void slowRecoveryIsAnAnomaly() {
+    Verdict v = new Checker().check(history, Map.of(), new Checker.Recovery(-1, 45_000));
+    assertThat(v.anomalies()).hasSize(2);
+  }
+
+  @Test
+  void historyRoundTripsThroughJsonLines() throws Exception {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0"), -1, "gen-1", 0, 1);
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("history", ".jsonl");
+    history.write(f);
+    assertThat(History.read(f).ops()).isEqualTo(new ArrayList<>(history.ops()));
+    java.nio.file.Files.delete(f);
+  }
+}
