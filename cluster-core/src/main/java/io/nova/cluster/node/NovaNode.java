@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * or replaced disk) and <em>rejoins</em> instead: it is first removed from the group's configuration,
  * then added back through Ratis' staged membership change, which catches it up before it counts as a
  * voter again. A node with an empty log must never vote as a member: it would let a lagging replica
- * win an election and erase committed entries (docs/adr/0005-wiped-node-rejoins.md). Thread-safe.
+ * win an election and erase committed entries (docs/adr/0006-wiped-node-rejoins.md). Thread-safe.
  */
 public final class NovaNode implements AutoCloseable {
 
