@@ -106,7 +106,7 @@ public final class ChaosCluster implements AutoCloseable {
         openUp(nodeDir.resolve("data"));
         Files.writeString(nodeDir.resolve("node.yaml"), "cluster-name: chaos\nnode-id: " + id
             + "\ndata-dir: /var/lib/nova/data\nshard-count: " + shardCount
-            + "\nelection-timeout-ms: 1000\nnodes:\n" + nodesYaml);
+            + "\nelection-timeout-ms: 1000\nbind-host: 0.0.0.0\nnodes:\n" + nodesYaml);
         int hostPort = freePort();
         GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
             .withNetwork(network)
