@@ -166,11 +166,12 @@ public final class NovaClient implements AutoCloseable {
 
     /**
      * Installs, rotates or (with {@code ""}) clears the stream's fencing token. When it returns, every
-     * session presenting another token has been superseded. Idempotent (an equal token is a no-op), so it
-     * is retried on UNAVAILABLE and DEADLINE_EXCEEDED within the retry budget; an error with
-     * {@code mayHaveTakenEffect()} true means the token may or may not be installed (call again or read
-     * it with {@link #fencingToken}). {@code NotFoundException} and {@code InvalidArgumentException} are
-     * definite.
+     * session presenting another token has been superseded. One wire attempt, like an append: a Fence is
+     * idempotent only on its own, and a copy of an earlier Fence that lands after a later one would put
+     * the older token back, so the client never resends one whose outcome is unknown. An error with
+     * {@code mayHaveTakenEffect()} true means the token may or may not be installed: read it with
+     * {@link #fencingToken}, or call again if no other Fence of this stream was issued since.
+     * {@code NotFoundException} and {@code InvalidArgumentException} are definite.
      *
      * @param fencingToken the token to install, at most {@value #FENCING_TOKEN_BYTES_MAX} UTF-8 bytes;
      *     "" clears
@@ -181,7 +182,7 @@ public final class NovaClient implements AutoCloseable {
         checkFencingToken(fencingToken);
         FenceRequest request = FenceRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
                 .setFencingToken(fencingToken).build();
-        return call(CallInfo.of("Fence", address, CallKind.IDEMPOTENT_WRITE),
+        return call(CallInfo.of("Fence", address, CallKind.WRITE),
                 e -> Protos.position(e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS)
                         .fence(request).getBoundary()));
     }

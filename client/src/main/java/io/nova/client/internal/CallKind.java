@@ -5,11 +5,6 @@ public enum CallKind {
     /** Changes nothing; retried across endpoints within the retry budget. */
     READ(true, false),
     /**
-     * Changes the cluster but repeating it is harmless (Fence with an equal token is a no-op); retried
-     * like a read, yet an ambiguous failure may have taken effect.
-     */
-    IDEMPOTENT_WRITE(true, true),
-    /**
      * Changes the cluster and a repeat could duplicate it: one wire attempt. Only a request that
      * provably never left the client (connection refused) is tried on the next endpoint.
      */

@@ -40,7 +40,7 @@ class ErrorMapperTest {
 
     private static final CallInfo APPEND = new CallInfo("Append", "nova://b/s", CallKind.WRITE, 5L);
     private static final CallInfo READ = CallInfo.of("Read", "nova://b/s", CallKind.READ);
-    private static final CallInfo FENCE = CallInfo.of("Fence", "nova://b/s", CallKind.IDEMPOTENT_WRITE);
+    private static final CallInfo FENCE = CallInfo.of("Fence", "nova://b/s", CallKind.WRITE);
 
     private static StatusRuntimeException withDetail(Status.Code code, ErrorDetail detail) {
         return StatusProto.toStatusRuntimeException(com.google.rpc.Status.newBuilder()

@@ -1,6 +1,7 @@
 package io.nova.cluster.raft;
 
 import java.net.ConnectException;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -15,9 +16,16 @@ import org.apache.ratis.util.TimeDuration;
  * surfaced to the caller as "may have taken effect" instead: retrying a plain append there could
  * duplicate it, and retrying a conditional one would report a miss for an append that in fact landed.
  *
- * <p>Thread-safe (stateless).
+ * <p>A write is also never resubmitted once its caller's deadline has passed ({@link #withDeadline}):
+ * the caller may have retried elsewhere by then, and a late copy of an earlier command landing after a
+ * later one would reorder them — for a Fence, that would reinstall an older token.
+ *
+ * <p>Thread-safe. The deadline is per calling thread: Ratis' blocking client consults the policy on the
+ * thread that sent the request.
  */
 public final class WriteRetryPolicy implements RetryPolicy {
+
+  private static final ThreadLocal<Long> DEADLINE_NANOS = new ThreadLocal<>();
 
   private final int attemptsMax;
   private final TimeDuration sleep;
@@ -27,12 +35,34 @@ public final class WriteRetryPolicy implements RetryPolicy {
     this.sleep = sleep;
   }
 
+  /** A blocking write whose resubmissions must start before {@code deadlineNanos} ({@link System#nanoTime()}). */
+  public interface Write<T, E extends Exception> {
+    T send() throws E;
+  }
+
+  /** Runs {@code write} on this thread with no resubmission starting after {@code deadlineNanos}. */
+  public static <T, E extends Exception> T withDeadline(long deadlineNanos, Write<T, E> write) throws E {
+    Long previous = DEADLINE_NANOS.get();
+    DEADLINE_NANOS.set(deadlineNanos);
+    try {
+      return write.send();
+    } finally {
+      DEADLINE_NANOS.set(previous);
+    }
+  }
+
   @Override
   public Action handleAttemptFailure(Event event) {
-    if (event.getAttemptCount() >= attemptsMax || !provesNotAppended(event.getCause())) {
+    if (event.getAttemptCount() >= attemptsMax || !provesNotAppended(event.getCause())
+        || pastDeadlineAfter(sleep.toLong(TimeUnit.NANOSECONDS))) {
       return NO_RETRY_ACTION;
     }
     return () -> sleep;
+  }
+
+  private static boolean pastDeadlineAfter(long sleepNanos) {
+    Long deadline = DEADLINE_NANOS.get();
+    return deadline != null && System.nanoTime() + sleepNanos - deadline >= 0;
   }
 
   /** Whether {@code failure} proves that the write it ended was not appended to the log. */

@@ -3,6 +3,8 @@ package io.nova.gateway.routing;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
@@ -24,6 +26,7 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.ratis.client.RaftClient;
@@ -50,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class GroupClients implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
+  /** The longest a write is resubmitted (leader changes) when its caller set no earlier deadline. */
+  static final long WRITE_DEADLINE_DEFAULT_MS = 8_000;
 
   /**
    * How long a read may wait for its reply: longer than the longest long-poll a shard parks
@@ -133,7 +138,9 @@ public final class GroupClients implements AutoCloseable {
   private <T> T write(GroupSpec spec, MessageLite command, Parser<T> parser) {
     RaftClient client = writeClients.get(indexOf(spec));
     try {
-      return parse(client.io().send(message(command)), parser);
+      Message message = message(command);
+      return parse(WriteRetryPolicy.withDeadline(callerDeadlineNanos(), () -> client.io().send(message)),
+          parser);
     } catch (IOException e) {
       throw translate(spec, e, true);
     }
@@ -146,6 +153,19 @@ public final class GroupClients implements AutoCloseable {
     } catch (IOException e) {
       throw translate(spec, e, false);
     }
+  }
+
+  /**
+   * When the RPC being served gives up: its gRPC deadline, or {@value #WRITE_DEADLINE_DEFAULT_MS} ms
+   * from now for callers without one (sessions). Resubmitting a write after that could land it after
+   * the caller's own retry elsewhere.
+   */
+  private static long callerDeadlineNanos() {
+    Deadline deadline = Context.current().getDeadline();
+    long defaultNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS);
+    return deadline == null ? defaultNanos
+        : System.nanoTime() + Math.min(deadline.timeRemaining(TimeUnit.NANOSECONDS),
+            TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS));
   }
 
   private int indexOf(GroupSpec spec) {
