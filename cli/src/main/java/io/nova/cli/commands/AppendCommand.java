@@ -2,6 +2,7 @@ package io.nova.cli.commands;
 
 import io.nova.cli.Addresses;
 import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
 import io.nova.cli.io.InputRecord;
 import io.nova.cli.io.RecordFormat;
 import io.nova.client.AppendAck;
@@ -107,15 +108,25 @@ public final class AppendCommand extends ClientCommand {
     // Bounded by the producer's in-flight bytes: append blocks before this grows further.
     ArrayDeque<Pending> pending = new ArrayDeque<>();
     try (Producer producer = client.openStream(address, options)) {
-      for (InputRecord record = source.next(); record != null; record = source.next()) {
-        pending.addLast(new Pending(record.lineNumber(), producer.append(record.record())));
-        while (!pending.isEmpty() && pending.peekFirst().ack.isDone()) {
-          summary.take(pending.pollFirst());
+      InputException badInput = null;
+      try {
+        for (InputRecord record = source.next(); record != null; record = source.next()) {
+          pending.addLast(new Pending(record.lineNumber(), producer.append(record.record())));
+          while (!pending.isEmpty() && pending.peekFirst().ack.isDone()) {
+            summary.take(pending.pollFirst());
+          }
         }
+      } catch (InputException e) {
+        // The records before the bad line are already on their way: wait for them, so the summary says
+        // what landed, then report the bad line.
+        badInput = e;
       }
       producer.flush();
       while (!pending.isEmpty()) {
         summary.take(pending.pollFirst());
+      }
+      if (badInput != null) {
+        throw badInput;
       }
     } finally {
       summary.print();
