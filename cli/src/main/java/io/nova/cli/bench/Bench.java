@@ -39,6 +39,8 @@ public final class Bench {
 
   /** Bytes of the body header: send time (8), producer (4), index (8). */
   public static final int BODY_HEADER_BYTES = 20;
+  /** The largest body whose record fits the 1 MiB metered record limit (8 bytes of overhead). */
+  public static final int RECORD_BYTES_MAX = (1 << 20) - 8;
   /** How long the tailing readers may take to catch up after the producers finish. */
   static final Duration DRAIN_MAX = Duration.ofSeconds(30);
 
@@ -59,8 +61,9 @@ public final class Bench {
       long recordsMax, long ratePerSec, boolean conditional, Duration linger, long inFlightBytesMax) {
     public Config {
       streams = List.copyOf(streams);
-      if (recordBytes < BODY_HEADER_BYTES) {
-        throw new IllegalArgumentException("record bytes must be at least " + BODY_HEADER_BYTES);
+      if (recordBytes < BODY_HEADER_BYTES || recordBytes > RECORD_BYTES_MAX) {
+        throw new IllegalArgumentException("--record-bytes must be between " + BODY_HEADER_BYTES
+            + " (the bench's own payload header) and " + RECORD_BYTES_MAX + " (a record is at most 1 MiB)");
       }
       if (producers < 1 || streams.isEmpty()) {
         throw new IllegalArgumentException("need at least one producer and one stream");

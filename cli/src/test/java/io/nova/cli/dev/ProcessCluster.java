@@ -6,8 +6,8 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.NovaException;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.PeerAddress;
+import io.nova.gateway.testing.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,8 +33,10 @@ final class ProcessCluster implements AutoCloseable {
   /** Starts {@code nodes} node processes with {@code shards} shard groups under {@code dir}. */
   ProcessCluster(Path dir, String clusterName, int nodes, int shards) throws IOException {
     this.dir = dir;
+    List<Integer> ports = FreePorts.take(2 * nodes);
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(2 * i - 2),
+          "127.0.0.1:" + ports.get(2 * i - 1)));
     }
     for (PeerAddress p : peers) {
       configs.add(new NodeConfig(clusterName, p.id(), dir.resolve(p.id()).resolve("data"), shards,
@@ -103,11 +105,6 @@ final class ProcessCluster implements AutoCloseable {
             .filter(l -> !l.isEmpty()).findFirst(), java.util.Optional::isPresent).orElseThrow();
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   @Override
   public void close() {

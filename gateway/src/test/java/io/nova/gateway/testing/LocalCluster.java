@@ -6,7 +6,6 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.NovaServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,8 +33,10 @@ public final class LocalCluster implements AutoCloseable {
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
+    List<Integer> ports = FreePorts.take(2 * nodes);
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(2 * i - 2),
+          "127.0.0.1:" + ports.get(2 * i - 1)));
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
@@ -52,13 +53,6 @@ public final class LocalCluster implements AutoCloseable {
       throw e;
     }
     return cluster;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
   }
 
   /** Starts (or restarts, on its existing data folder) one node. */
