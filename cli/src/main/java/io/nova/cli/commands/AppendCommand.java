@@ -121,17 +121,29 @@ public final class AppendCommand extends ClientCommand {
         // what landed, then report the bad line.
         badInput = e;
       }
-      producer.flush();
-      while (!pending.isEmpty()) {
-        summary.take(pending.pollFirst());
+      if (badInput == null) {
+        drain(producer, pending, summary);
+        return ExitCodes.OK;
       }
-      if (badInput != null) {
-        throw badInput;
+      try {
+        drain(producer, pending, summary);
+      } catch (Exception sendFailure) {
+        // The bad line is what the user must fix; the summary already says what did not land.
+        badInput.addSuppressed(sendFailure);
       }
+      throw badInput;
     } finally {
       summary.print();
     }
-    return ExitCodes.OK;
+  }
+
+  /** Waits for every pending append and feeds its ack to the summary, in order. */
+  private static void drain(Producer producer, ArrayDeque<Pending> pending, Summary summary)
+      throws Exception {
+    producer.flush();
+    while (!pending.isEmpty()) {
+      summary.take(pending.pollFirst());
+    }
   }
 
   private record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
