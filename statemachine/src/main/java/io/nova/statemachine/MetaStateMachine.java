@@ -24,10 +24,8 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
 
 /**
  * The Ratis state machine of the meta group: basins, streams and their placement on shards, held by the
@@ -46,7 +44,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  *
  * <p>Thread-safety: apply holds the write lock, queries the read lock.
  */
-public final class MetaStateMachine extends BaseStateMachine {
+public final class MetaStateMachine extends ReplayingStateMachine {
   private final Path storeDir;
   private final int shardCount;
   private final Clock clock;
@@ -79,10 +77,7 @@ public final class MetaStateMachine extends BaseStateMachine {
     } finally {
       lock.writeLock().unlock();
     }
-    AppliedIndex persisted = store.appliedIndex();
-    if (persisted.index() >= 0) {
-      setLastAppliedTermIndex(TermIndex.valueOf(persisted.term(), persisted.index()));
-    }
+    restoreLastApplied(store.appliedIndex());
   }
 
   @Override
@@ -118,13 +113,6 @@ public final class MetaStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
   }
 
-  /** Non-state-machine entries replayed below the persisted index are ignored (see {@link ShardStateMachine}). */
-  @Override
-  public void notifyTermIndexUpdated(long term, long index) {
-    if (index > getLastAppliedTermIndex().getIndex()) {
-      super.notifyTermIndexUpdated(term, index);
-    }
-  }
 
   @Override
   public CompletableFuture<Message> query(Message request) {

@@ -45,10 +45,8 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
 
 /**
  * The Ratis state machine of one shard group: many streams, each sequenced by the pure core in
@@ -78,7 +76,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  * <p>Thread-safety: Ratis' threading contract above; queries run concurrently with apply and read only
  * applied (committed) state; the cursor is guarded by {@code cursorLock}.
  */
-public final class ShardStateMachine extends BaseStateMachine {
+public final class ShardStateMachine extends ReplayingStateMachine {
   /** Threads answering woken long-polled reads, shared by every shard of the JVM (off the apply threads). */
   static final int WAITER_ANSWER_THREADS = 4;
   private static final Executor WAITER_ANSWERS = waiterAnswerExecutor();
@@ -109,10 +107,7 @@ public final class ShardStateMachine extends BaseStateMachine {
     super.initialize(server, groupId, storage);
     store = new ShardStore(storeDir);
     applied.putAll(store.loadStreamStates());
-    AppliedIndex persisted = store.appliedIndex();
-    if (persisted.index() >= 0) {
-      setLastAppliedTermIndex(TermIndex.valueOf(persisted.term(), persisted.index()));
-    }
+    restoreLastApplied(store.appliedIndex());
   }
 
   @Override
@@ -179,13 +174,6 @@ public final class ShardStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
   }
 
-  /** Non-state-machine entries (configuration, leader no-ops) replayed below the persisted index are ignored. */
-  @Override
-  public void notifyTermIndexUpdated(long term, long index) {
-    if (index > getLastAppliedTermIndex().getIndex()) {
-      super.notifyTermIndexUpdated(term, index);
-    }
-  }
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
