@@ -217,6 +217,35 @@ class MetricsTest {
   }
 
   @Test
+  void aLeaderChangeIsCountedByTheReplicasThatSawIt() throws Exception {
+    String group = GroupSpec.shardName(0);
+    String leader = fx.cluster.awaitLeader(group, SETTLE);
+    String changes = "nova_group_leader_changes_total{group=\"" + group + "\"}";
+    String term = "nova_group_term{group=\"" + group + "\"}";
+    List<String> survivors = fx.cluster.nodeIds().stream().filter(n -> !n.equals(leader)).toList();
+    Map<String, Map<String, Double>> before = new HashMap<>();
+    survivors.forEach(n -> before.put(n, scrape(n)));
+
+    fx.cluster.stop(leader);
+    try {
+      String next = fx.cluster.awaitLeader(group, SETTLE);
+      Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        for (String n : survivors) {
+          Map<String, Double> now = scrape(n);
+          assertThat(now.get(changes)).as("leader changes seen by %s", n).isGreaterThan(before.get(n).get(changes));
+          assertThat(now.get(term)).as("term on %s", n).isGreaterThan(before.get(n).get(term));
+          assertThat(now.get("nova_group_is_leader{group=\"" + group + "\"}")).isEqualTo(n.equals(next) ? 1 : 0);
+        }
+      });
+    } finally {
+      fx.cluster.start(leader);
+    }
+    // The restarted node starts counting afresh and learns the current leader.
+    Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
+        assertThat(scrape(leader).get("nova_group_leader_known{group=\"" + group + "\"}")).isEqualTo(1));
+  }
+
+  @Test
   void jmxAndJsonShowTheSameRegistry() throws Exception {
     StreamAddress s = fx.newStream("jmx");
     client.append(s, batch(0));
