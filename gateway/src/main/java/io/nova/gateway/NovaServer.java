@@ -4,6 +4,7 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
 import io.nova.gateway.controlplane.ControlPlane;
@@ -94,8 +95,8 @@ public final class NovaServer implements AutoCloseable {
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
         .permitKeepAliveTime(KEEPALIVE_PERMIT_SECS, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true)
-        .addService(new DataPlaneService(new DataPlane(router, clock), sessionExecutor, sessionWriters,
-            clock))
+        .addService(new DataPlaneService(new DataPlane(router, clock, node.metrics().dataPlane()),
+            sessionExecutor, sessionWriters, clock))
         .addService(new ControlPlaneService(new ControlPlane(router), status::read))
         .build();
     try {
@@ -154,6 +155,14 @@ public final class NovaServer implements AutoCloseable {
 
   public NovaNode node() {
     return node;
+  }
+
+  /**
+   * This node's metrics: {@code metrics().exposition()} renders them for {@code /metrics} (Prometheus
+   * text or JSON); they are also published over JMX in the domain {@code nova.<node-id>}.
+   */
+  public NodeMetrics metrics() {
+    return node.metrics();
   }
 
   /** The port the gRPC gateway listens on. */

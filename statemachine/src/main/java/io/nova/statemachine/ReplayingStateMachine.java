@@ -1,6 +1,9 @@
 package io.nova.statemachine;
 
 import io.nova.statemachine.store.AppliedIndex;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 
@@ -9,7 +12,10 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  * applied entry, Ratis replays the log from the start (no snapshots yet), and entries at or below the
  * persisted index are skipped because the store already holds their effects.
  */
-abstract class ReplayingStateMachine extends BaseStateMachine {
+abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderChanges {
+
+  /** Leaders this replica has learned of since it started (see {@link #leaderChangesObserved()}). */
+  private final AtomicLong leadersLearned = new AtomicLong();
 
   /** Makes the store's persisted applied index this state machine's last applied one (restart). */
   protected final void restoreLastApplied(AppliedIndex persisted) {
@@ -27,5 +33,25 @@ abstract class ReplayingStateMachine extends BaseStateMachine {
     if (index > getLastAppliedTermIndex().getIndex()) {
       super.notifyTermIndexUpdated(term, index);
     }
+  }
+
+  /**
+   * Counts the leader change, then lets the subclass react ({@link #onLeaderChanged}). Ratis calls this
+   * whenever the replica's known leader changes, including to none (a new term with no leader yet).
+   */
+  @Override
+  public final void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    if (newLeaderId != null) {
+      leadersLearned.incrementAndGet();
+    }
+    onLeaderChanged(groupMemberId, newLeaderId);
+  }
+
+  /** What a subclass does when the known leader changes ({@code newLeaderId} null: none known). */
+  protected void onLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {}
+
+  @Override
+  public final long leaderChangesObserved() {
+    return leadersLearned.get();
   }
 }

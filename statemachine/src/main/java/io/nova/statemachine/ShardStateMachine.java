@@ -176,7 +176,7 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
 
   @Override
-  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+  protected void onLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
     // Parked reads answer now, so their callers re-ask whichever replica now leads.
     readWaiters.wakeAll();
     if (!groupMemberId.getPeerId().equals(newLeaderId)) {

@@ -3,6 +3,7 @@ package io.nova.cluster.node;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
@@ -65,11 +66,13 @@ public final class NovaNode implements AutoCloseable {
   private final ClusterLayout layout;
   private final RaftServer server;
   private final Map<RaftGroupId, GroupSpec> groupsById;
+  private final NodeMetrics metrics;
 
-  private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server) {
+  private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics) {
     this.config = config;
     this.layout = layout;
     this.server = server;
+    this.metrics = metrics;
     this.groupsById = layout.allGroups().stream()
         .collect(Collectors.toUnmodifiableMap(g -> g.group().getGroupId(), Function.identity()));
   }
@@ -94,7 +97,9 @@ public final class NovaNode implements AutoCloseable {
         .setParameters(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())))
         .build();
     server.start();
-    NovaNode node = new NovaNode(config, layout, server);
+    NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
+        spec -> division(server, spec));
+    NovaNode node = new NovaNode(config, layout, server, metrics);
     try {
       node.joinMissingGroups();
     } catch (IOException | RuntimeException e) {
@@ -233,11 +238,20 @@ public final class NovaNode implements AutoCloseable {
 
   /** This node's replica of {@code spec}, when the layout places one here. */
   public Optional<RaftServer.Division> division(GroupSpec spec) {
+    return division(server, spec);
+  }
+
+  private static Optional<RaftServer.Division> division(RaftServer server, GroupSpec spec) {
     try {
       return Optional.of(server.getDivision(spec.group().getGroupId()));
     } catch (IOException e) {
       return Optional.empty();
     }
+  }
+
+  /** This node's metrics (registry, exposition, JMX); open until {@link #close()}. */
+  public NodeMetrics metrics() {
+    return metrics;
   }
 
   /** The group spec of a Ratis group id, if it belongs to this cluster. */
@@ -247,6 +261,7 @@ public final class NovaNode implements AutoCloseable {
 
   @Override
   public void close() {
+    metrics.close();
     try {
       server.close();
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.nova.gateway.dataplane;
 
+import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
@@ -33,19 +34,30 @@ import java.time.Clock;
  *
  * <p>Every method is safe to call concurrently and blocks the calling thread while the group answers.
  * Each throws {@link GatewayException} carrying the typed error (see docs/design/errors.md).
+ *
+ * <p>Appends, reads and fences are counted here ({@link DataPlaneMetrics}), so every front door that
+ * calls the data plane is counted the same way; docs/metrics.md says what each metric counts.
  */
 public final class DataPlane {
 
   private final StreamRouter router;
   private final Clock clock;
+  private final DataPlaneMetrics metrics;
 
-  public DataPlane(StreamRouter router, Clock clock) {
+  /** @param metrics this node's data-plane instruments, which every call counts its outcome in */
+  public DataPlane(StreamRouter router, Clock clock, DataPlaneMetrics metrics) {
     this.router = router;
     this.clock = clock;
+    this.metrics = metrics;
   }
 
   public StreamRouter router() {
     return router;
+  }
+
+  /** The instruments this data plane counts in; the sessions count in the same ones. */
+  public DataPlaneMetrics metrics() {
+    return metrics;
   }
 
   /** Appends one batch; see {@code DataPlane.Append} in dataplane.proto for the errors. */
@@ -53,11 +65,24 @@ public final class DataPlane {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     AppendInput input = request.getInput();
     RequestChecks.appendInput(input);
-    ShardResult result = router.write(request.getBasin(), request.getStream(), info ->
-        ShardCommand.newBuilder().setAppend(appendCommand(info.getStreamId(), input)).build());
+    long sentNanos = System.nanoTime();
+    ShardResult result;
+    try {
+      result = router.write(request.getBasin(), request.getStream(), info ->
+          ShardCommand.newBuilder().setAppend(appendCommand(info.getStreamId(), input)).build());
+    } catch (GatewayException e) {
+      metrics.appendRefused(e.detail());
+      throw e;
+    }
     return switch (result.getKindCase()) {
-      case APPEND_ACK -> AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
-      case ERROR -> throw new GatewayException(result.getError());
+      case APPEND_ACK -> {
+        metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+        yield AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
+      }
+      case ERROR -> {
+        metrics.appendRefused(result.getError());
+        throw new GatewayException(result.getError());
+      }
       default -> throw unexpected("Append", result.getKindCase());
     };
   }
@@ -101,6 +126,7 @@ public final class DataPlane {
       if (response.getRecordsCount() > 0 || waitMs == 0 || clock.millis() >= deadlineMs
           || (start.hasSeqNum() && start.getSeqNum() < response.getTail().getSeqNum())) {
         // Records, the wait is over, or nothing to wait for (records exist, but past `until`).
+        metrics.readDelivered(response.getRecordsList());
         return response;
       }
       start = ReadStart.newBuilder().setSeqNum(response.getTail().getSeqNum()).build();
@@ -141,7 +167,10 @@ public final class DataPlane {
             .setStreamId(info.getStreamId())
             .setFencingToken(request.getFencingToken())).build());
     return switch (result.getKindCase()) {
-      case FENCE_BOUNDARY -> FenceResponse.newBuilder().setBoundary(result.getFenceBoundary()).build();
+      case FENCE_BOUNDARY -> {
+        metrics.fenceCompleted();
+        yield FenceResponse.newBuilder().setBoundary(result.getFenceBoundary()).build();
+      }
       case ERROR -> throw new GatewayException(result.getError());
       default -> throw unexpected("Fence", result.getKindCase());
     };

@@ -79,12 +79,13 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessionWriters);
+        dataPlane.router().groups(), dataPlane.router().directory(), sessionWriters, dataPlane.metrics());
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessions, clock::millis);
+        dataPlane.router().groups(), dataPlane.router().directory(), sessions, clock::millis,
+        dataPlane.metrics());
   }
 }

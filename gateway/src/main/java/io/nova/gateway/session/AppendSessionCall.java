@@ -2,6 +2,7 @@ package io.nova.gateway.session;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
 import io.nova.gateway.routing.GroupClients;
@@ -46,6 +47,10 @@ import org.slf4j.LoggerFactory;
  * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@link #IN_FLIGHT_BYTES_MAX} serialized bytes are
  * unanswered; the client's HTTP/2 window then pushes back on the writer.
  *
+ * <p><b>Metrics.</b> The session counts in {@link DataPlaneMetrics}: open from construction until it ends
+ * (completed, failed or cancelled), each batch's definite outcome as it is decided (ack, conflict,
+ * fenced out, including the batches a superseded session refuses itself), and its supersession once.
+ *
  * <p>Thread-safety: gRPC serializes the inbound callbacks; group replies arrive on Ratis threads. All
  * state and every outbound call are guarded by {@code this}.
  */
@@ -74,6 +79,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private final GroupClients groups;
   private final StreamDirectory directory;
   private final Executor writers;
+  private final DataPlaneMetrics metrics;
   /** Invariant: in arrival order; only the head may be answered. */
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   /** Invariant: the batches of {@code pending} not yet handed to the writer, in arrival order. */
@@ -93,13 +99,16 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * Starts serving the call behind {@code out}; it asks the client for the open message.
    *
    * @param writers runs this session's writer task, which blocks on the group while a batch commits
+   * @param metrics where the session counts itself and its batches' outcomes
    */
   public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, GroupClients groups,
-      StreamDirectory directory, Executor writers) {
+      StreamDirectory directory, Executor writers, DataPlaneMetrics metrics) {
     this.out = out;
     this.groups = groups;
     this.directory = directory;
     this.writers = writers;
+    this.metrics = metrics;
+    metrics.appendSessionOpened();
     out.disableAutoRequest();
     out.setOnCancelHandler(this::cancelled);
     out.request(1);
@@ -176,6 +185,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       }
       if (superseded != null) {
         // Superseded: the token only changes through another Fence, so this batch is not even sent.
+        metrics.appendFencedOutBySession();
         next.outcome.complete(fencedOut(superseded));
       } else {
         AppendSessionResponse response;
@@ -188,6 +198,9 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
         }
         if (response.hasRejected() && response.getRejected().hasInstalledToken()) {
           synchronized (this) {
+            if (supersededBy == null) {
+              metrics.appendSessionSuperseded();
+            }
             supersededBy = response.getRejected().getInstalledToken();
           }
         }
@@ -198,11 +211,18 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   }
 
   private AppendSessionResponse writeOne(AppendInput input) {
+    long sentNanos = System.nanoTime();
     ShardResult result;
     try {
       result = groups.write(stream.getShard(), command(input));
     } catch (GatewayException e) {
+      metrics.appendRefused(e.detail());
       return answer(null, e);
+    }
+    if (result.hasAppendAck()) {
+      metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+    } else if (result.hasError()) {
+      metrics.appendRefused(result.getError());
     }
     return answer(result, null);
   }
@@ -265,7 +285,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       out.onNext(response);
     }
     if (!ended && halfClosed && pending.isEmpty()) {
-      ended = true;
+      markEnded();
       out.onCompleted();
       return;
     }
@@ -284,7 +304,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     if (ended) {
       return;
     }
-    ended = true;
+    markEnded();
     LOG.debug("append session ends: {}", error.getMessage());
     out.onError(StatusMapper.toStatusException(error));
   }
@@ -292,7 +312,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   @Override
   public synchronized void onError(Throwable t) {
     // The client cancelled or the connection broke: nothing can be delivered any more.
-    ended = true;
+    markEnded();
   }
 
   @Override
@@ -302,6 +322,14 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   }
 
   private synchronized void cancelled() {
-    ended = true;
+    markEnded();
+  }
+
+  /** Ends the session for good; the first call closes it in the metrics, later ones do nothing. */
+  private void markEnded() {
+    if (!ended) {
+      ended = true;
+      metrics.appendSessionClosed();
+    }
   }
 }

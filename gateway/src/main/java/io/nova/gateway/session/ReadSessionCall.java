@@ -1,6 +1,7 @@
 package io.nova.gateway.session;
 
 import io.grpc.stub.ServerCallStreamObserver;
+import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
 import io.nova.gateway.routing.GroupClients;
@@ -40,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * <p>Bounds: one read outstanding per session, issued only while the transport is ready for more
  * (outbound flow control); reads are capped by the shard's per-read limits.
  *
+ * <p>Metrics: the session counts as open in {@link DataPlaneMetrics} from a valid start until it ends
+ * (finished, failed or cancelled); each batch of records it sends counts as a read.
+ *
  * <p>Thread-safety: state guarded by {@code this}; replies handled on the session executor.
  */
 public final class ReadSessionCall {
@@ -56,6 +60,7 @@ public final class ReadSessionCall {
   private final GroupClients groups;
   private final ScheduledExecutorService executor;
   private final LongSupplier nowMs;
+  private final DataPlaneMetrics metrics;
   private final ReadSessionRequest request;
   private final int heartbeatMs;
   private StreamInfo stream;
@@ -67,11 +72,13 @@ public final class ReadSessionCall {
   private boolean ended;
 
   private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, GroupClients groups,
-      ScheduledExecutorService executor, LongSupplier nowMs, ReadSessionRequest request) {
+      ScheduledExecutorService executor, LongSupplier nowMs, DataPlaneMetrics metrics,
+      ReadSessionRequest request) {
     this.out = out;
     this.groups = groups;
     this.executor = executor;
     this.nowMs = nowMs;
+    this.metrics = metrics;
     this.request = request;
     this.heartbeatMs = request.getHeartbeatMs() == 0 ? HEARTBEAT_MS_DEFAULT
         : Math.max(HEARTBEAT_MS_MIN, Math.min(HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
@@ -82,11 +89,12 @@ public final class ReadSessionCall {
 
   /**
    * Validates {@code request} and starts serving it on {@code out}. A bad request ends the call with
-   * INVALID_ARGUMENT or NOT_FOUND before anything is read.
+   * INVALID_ARGUMENT or NOT_FOUND before anything is read (and is never counted as open).
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
-      GroupClients groups, StreamDirectory directory, ScheduledExecutorService executor, LongSupplier nowMs) {
-    ReadSessionCall call = new ReadSessionCall(out, groups, executor, nowMs, request);
+      GroupClients groups, StreamDirectory directory, ScheduledExecutorService executor, LongSupplier nowMs,
+      DataPlaneMetrics metrics) {
+    ReadSessionCall call = new ReadSessionCall(out, groups, executor, nowMs, metrics, request);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -99,6 +107,7 @@ public final class ReadSessionCall {
       out.onError(StatusMapper.toStatusException(e.detail()));
       return;
     }
+    metrics.readSessionOpened();
     out.setOnCancelHandler(call::cancelled);
     out.setOnReadyHandler(call::maybeRead);
     call.maybeRead();
@@ -157,6 +166,7 @@ public final class ReadSessionCall {
       }
       nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
       out.onNext(ReadSessionResponse.newBuilder().setBatch(read).build());
+      metrics.readDelivered(read.getRecordsList());
       if (countLeft <= 0 || bytesLeft <= 0) {
         finish();
         return;
@@ -189,17 +199,25 @@ public final class ReadSessionCall {
   }
 
   private void finish() {
-    ended = true;
+    markEnded();
     out.onCompleted();
   }
 
   private void end(ErrorDetail error) {
-    ended = true;
+    markEnded();
     LOG.debug("read session ends: {}", error.getMessage());
     out.onError(StatusMapper.toStatusException(error));
   }
 
   private synchronized void cancelled() {
-    ended = true;
+    markEnded();
+  }
+
+  /** Ends the session for good; the first call closes it in the metrics, later ones do nothing. */
+  private void markEnded() {
+    if (!ended) {
+      ended = true;
+      metrics.readSessionClosed();
+    }
   }
 }

@@ -136,6 +136,15 @@ public final class LocalCluster implements AutoCloseable {
         .until(() -> leaderOf(groupName), Optional::isPresent).orElseThrow();
   }
 
+  /** The running node {@code nodeId} (for its metrics and status); throws if it is not running. */
+  public synchronized NovaServer server(String nodeId) {
+    NovaServer server = running.get(nodeId);
+    if (server == null) {
+      throw new IllegalStateException(nodeId + " is not running");
+    }
+    return server;
+  }
+
   public synchronized boolean isRunning(String nodeId) {
     return running.containsKey(nodeId);
   }
