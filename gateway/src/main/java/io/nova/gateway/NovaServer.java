@@ -13,6 +13,7 @@ import io.nova.gateway.dataplane.DataPlaneService;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -78,6 +79,12 @@ public final class NovaServer implements AutoCloseable {
    * @throws IOException when a port cannot be bound or the data folder cannot be used
    */
   public static NovaServer start(NodeConfig config) throws IOException {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      return startInScope(config);
+    }
+  }
+
+  private static NovaServer startInScope(NodeConfig config) throws IOException {
     Clock clock = Clock.systemUTC();
     NovaNode node = NovaNode.start(config, clock);
     GroupClients groups = new GroupClients(node.layout());
@@ -85,7 +92,8 @@ public final class NovaServer implements AutoCloseable {
     ClusterStatusReader status = new ClusterStatusReader(node);
     ExecutorService executor = rpcExecutor(config.nodeId());
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
-    ExecutorService sessionWriters = pool("nova-session-writer-" + config.nodeId(), SESSION_WRITERS_MAX);
+    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer-" + config.nodeId(),
+        SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
@@ -112,11 +120,12 @@ public final class NovaServer implements AutoCloseable {
     return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc);
   }
 
-  private static ExecutorService pool(String name, int threads) {
+  /** A pool whose threads log as {@code nodeId}'s. */
+  private static ExecutorService pool(String nodeId, String name, int threads) {
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+          Thread t = new Thread(LogContext.forNode(nodeId, r), name + "-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
@@ -128,7 +137,7 @@ public final class NovaServer implements AutoCloseable {
   private static ScheduledExecutorService sessionExecutor(String nodeId) {
     AtomicInteger n = new AtomicInteger();
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS, r -> {
-      Thread t = new Thread(r, "nova-session-" + nodeId + "-" + n.incrementAndGet());
+      Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-session-" + nodeId + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
@@ -140,7 +149,7 @@ public final class NovaServer implements AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(RPC_THREADS_MAX, RPC_THREADS_MAX,
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), r -> {
-          Thread t = new Thread(r, "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
+          Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
@@ -169,6 +178,12 @@ public final class NovaServer implements AutoCloseable {
   /** Stops the gateway and the Raft server; idempotent. */
   @Override
   public void close() {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      closeInScope();
+    }
+  }
+
+  private void closeInScope() {
     grpc.shutdown();
     try {
       if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {
