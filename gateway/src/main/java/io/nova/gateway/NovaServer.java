@@ -6,6 +6,7 @@ import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
+import io.nova.cluster.status.NodeInfoReader;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
@@ -13,6 +14,7 @@ import io.nova.gateway.dataplane.DataPlaneService;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.status.PeerNodeInfo;
 import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -59,13 +61,16 @@ public final class NovaServer implements AutoCloseable {
   private final ExecutorService rpcExecutor;
   private final ScheduledExecutorService sessionExecutor;
   private final ExecutorService sessionWriters;
+  private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
 
-  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, ExecutorService rpcExecutor,
-      ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters, Server grpc) {
+  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, PeerNodeInfo peerNodeInfo,
+      ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters,
+      Server grpc) {
     this.config = config;
     this.node = node;
     this.groups = groups;
+    this.peerNodeInfo = peerNodeInfo;
     this.rpcExecutor = rpcExecutor;
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
@@ -89,7 +94,9 @@ public final class NovaServer implements AutoCloseable {
     NovaNode node = NovaNode.start(config, clock);
     GroupClients groups = new GroupClients(node.layout());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
-    ClusterStatusReader status = new ClusterStatusReader(node);
+    NodeInfoReader nodeInfo = new NodeInfoReader(node);
+    PeerNodeInfo peerNodeInfo = new PeerNodeInfo();
+    ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
     ExecutorService executor = rpcExecutor(config.nodeId());
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer-" + config.nodeId(),
@@ -104,11 +111,12 @@ public final class NovaServer implements AutoCloseable {
         .permitKeepAliveWithoutCalls(true)
         .addService(new DataPlaneService(new DataPlane(router, clock), sessionExecutor, sessionWriters,
             clock))
-        .addService(new ControlPlaneService(new ControlPlane(router), status::read))
+        .addService(new ControlPlaneService(new ControlPlane(router), status::read, nodeInfo::read))
         .build();
     try {
       grpc.start();
     } catch (IOException e) {
+      peerNodeInfo.close();
       groups.close();
       node.close();
       executor.shutdownNow();
@@ -117,7 +125,7 @@ public final class NovaServer implements AutoCloseable {
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
     }
     LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
-    return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc);
+    return new NovaServer(config, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters, grpc);
   }
 
   /** A pool whose threads log as {@code nodeId}'s. */
@@ -193,6 +201,7 @@ public final class NovaServer implements AutoCloseable {
       grpc.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    peerNodeInfo.close();
     groups.close();
     node.close();
     rpcExecutor.shutdownNow();

@@ -148,6 +148,19 @@ public final class MetaStateMachine extends ReplayingStateMachine {
     }
   }
 
+  /**
+   * How many live streams each shard hosts in this replica's applied state (element {@code i} counts
+   * shard {@code i}): for the cluster status. A fresh array; may trail the leader by unapplied entries.
+   */
+  public long[] shardStreamCounts() {
+    lock.readLock().lock();
+    try {
+      return state.shardStreamCounts();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   private CompletableFuture<Message> serveQuery(Message request) {
     Optional<MetaQuery> parsed = RatisMessages.tryParse(request.getContent(), MetaQuery.parser());
     MetaQueryResult result;

@@ -2,14 +2,17 @@ package io.nova.cli.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nova.cli.ExitCodes;
 import io.nova.client.ClusterStatus;
 import io.nova.client.GroupStatus;
 import io.nova.client.NodeStatus;
 import io.nova.client.NovaClient;
+import io.nova.client.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,55 +30,129 @@ public final class ClusterCommand implements Runnable {
   }
 
   @Command(name = "status", mixinStandardHelpOptions = true,
-      description = "Print the nodes and, for every Raft group, its leader, term, commit index and "
-          + "applied index.")
+      description = {"Print the cluster as one node sees it: every node (up or down, version), every Raft "
+          + "group (leader, term, commit and applied index, replicas and how far each lags) and the streams "
+          + "on each shard.",
+          "The answering node asks every other node; one that does not answer within about a second is "
+          + "shown down. Columns and JSON fields: docs/operations.md."})
   public static final class Status extends ClientCommand {
 
     private static final ObjectMapper JSON =
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    @Option(names = "--json", description = "Print JSON instead of tables.")
+    @Option(names = "--json", description = "Print JSON instead of tables (field names in docs/cli.md).")
     boolean json;
+
+    @Option(names = "--replicas", description = "Also print one row per replica (role, indexes, lag).")
+    boolean replicas;
 
     @Override
     protected int run(NovaClient client) throws Exception {
       ClusterStatus status = client.clusterStatus();
-      Output.line(main().out(), json ? JSON.writeValueAsString(toJson(status)) : format(status));
+      Output.line(main().out(), json ? JSON.writeValueAsString(toJson(status)) : format(status, replicas));
       return ExitCodes.OK;
     }
 
+    /**
+     * The JSON form. Field names are stable (scripts depend on them); new fields may be added. An
+     * unknown number is {@code null}.
+     */
     static ObjectNode toJson(ClusterStatus status) {
       ObjectNode root = JSON.createObjectNode();
       root.put("answered_by", status.answeredBy());
-      var nodes = root.putArray("nodes");
+      ArrayNode nodes = root.putArray("nodes");
       for (NodeStatus n : status.nodes()) {
         nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
-            .put("api_address", n.apiAddress()).put("reachable", n.reachable());
+            .put("api_address", n.apiAddress()).put("reachable", n.reachable()).put("up", n.up())
+            .put("version", n.version());
       }
-      var groups = root.putArray("groups");
+      ArrayNode groups = root.putArray("groups");
       for (GroupStatus g : status.groups()) {
         ObjectNode o = groups.addObject().put("name", g.name()).put("group_id", g.groupId());
         g.replicas().forEach(o.putArray("replicas")::add);
         o.put("leader", g.leader()).put("term", g.term()).put("commit_index", g.commitIndex())
             .put("applied_index", g.appliedIndex());
+        putOptional(o, "stream_count", g.streamCount());
+        ArrayNode rs = o.putArray("replica_status");
+        for (ReplicaStatus r : g.replicaStatus()) {
+          ObjectNode ro = rs.addObject().put("node_id", r.nodeId()).put("up", r.up()).put("role", r.role())
+              .put("term", r.term()).put("commit_index", r.commitIndex()).put("applied_index", r.appliedIndex());
+          putOptional(ro, "match_index", r.matchIndex());
+          putOptional(ro, "lag", r.lag());
+        }
       }
       return root;
     }
 
-    static String format(ClusterStatus status) {
+    private static void putOptional(ObjectNode o, String field, OptionalLong value) {
+      if (value.isPresent()) {
+        o.put(field, value.getAsLong());
+      } else {
+        o.putNull(field);
+      }
+    }
+
+    static String format(ClusterStatus status, boolean withReplicas) {
       List<List<String>> nodes = new ArrayList<>();
-      nodes.add(List.of("NODE", "API", "RAFT", "REACHABLE"));
+      nodes.add(List.of("NODE", "STATUS", "VERSION", "API", "RAFT"));
       for (NodeStatus n : status.nodes()) {
-        nodes.add(List.of(n.nodeId(), n.apiAddress(), n.raftAddress(), n.reachable() ? "yes" : "NO"));
+        nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
+            n.raftAddress()));
       }
       List<List<String>> groups = new ArrayList<>();
-      groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "REPLICAS"));
+      groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
       for (GroupStatus g : status.groups()) {
-        groups.add(List.of(g.name(), g.leader() == null || g.leader().isEmpty() ? "-" : g.leader(),
-            Long.toString(g.term()), Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()),
-            String.join(",", g.replicas())));
+        groups.add(List.of(g.name(), g.leader().isEmpty() ? "NONE" : g.leader(), Long.toString(g.term()),
+            Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
+            g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-", replicaSummary(g)));
       }
-      return "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups).stripTrailing();
+      String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
+      if (withReplicas) {
+        out += "\n" + table(replicaRows(status));
+      }
+      return out.stripTrailing();
+    }
+
+    /** {@code up}; {@code down}; {@code raft-only} when its Raft port answers but its API does not. */
+    static String nodeState(NodeStatus n) {
+      return n.up() ? "up" : n.reachable() ? "raft-only" : "down";
+    }
+
+    /** The largest lag among the replicas that answered, or "-" when none did. */
+    private static String maxLag(GroupStatus g) {
+      OptionalLong max = g.replicaStatus().stream().map(ReplicaStatus::lag).filter(OptionalLong::isPresent)
+          .mapToLong(OptionalLong::getAsLong).max();
+      return max.isPresent() ? Long.toString(max.getAsLong()) : "-";
+    }
+
+    /** Each replica's id, with "(down)" when it did not answer and "(lag N)" when it lags. */
+    private static String replicaSummary(GroupStatus g) {
+      if (g.replicaStatus().isEmpty()) {
+        return String.join(" ", g.replicas());
+      }
+      List<String> parts = new ArrayList<>();
+      for (ReplicaStatus r : g.replicaStatus()) {
+        long lag = r.lag().orElse(0);
+        parts.add(r.nodeId() + (!r.up() ? "(down)" : lag > 0 ? "(lag " + lag + ")" : ""));
+      }
+      return String.join(" ", parts);
+    }
+
+    private static List<List<String>> replicaRows(ClusterStatus status) {
+      List<List<String>> rows = new ArrayList<>();
+      rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG"));
+      for (GroupStatus g : status.groups()) {
+        for (ReplicaStatus r : g.replicaStatus()) {
+          rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : "down",
+              r.up() ? Long.toString(r.term()) : "-", r.up() ? Long.toString(r.commitIndex()) : "-",
+              r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag())));
+        }
+      }
+      return rows;
+    }
+
+    private static String text(OptionalLong value) {
+      return value.isPresent() ? Long.toString(value.getAsLong()) : "-";
     }
 
     /** Left-aligned columns separated by two spaces. */
