@@ -29,6 +29,8 @@ abstract class ReplayingStateMachine extends BaseStateMachine {
   private volatile String groupName;
   /** This replica's node id; null until {@link #initialize}. */
   private volatile String nodeId;
+  /** The leader last logged by {@link #notifyLeaderChanged} (a rare duplicate line is harmless). */
+  private volatile String lastLoggedLeader;
 
   /** @param groupName the group's name in log lines ("meta", "shard-3"), or null for Ratis' group id */
   ReplayingStateMachine(String groupName) {
@@ -68,11 +70,18 @@ abstract class ReplayingStateMachine extends BaseStateMachine {
     }
   }
 
-  /** Logs the change (an operator-visible event), then lets the subclass react. */
+  /**
+   * Logs the change (an operator-visible event; Ratis may report the same leader twice in a row, which
+   * is logged once), then lets the subclass react.
+   */
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
     try (LogContext.Scope ignored = logScope()) {
-      LOG.info("leader is now {}", newLeaderId == null ? "unknown" : newLeaderId);
+      String leader = newLeaderId == null ? "unknown" : newLeaderId.toString();
+      if (!leader.equals(lastLoggedLeader)) {
+        lastLoggedLeader = leader;
+        LOG.info("leader is now {}", leader);
+      }
       onLeaderChanged(groupMemberId, newLeaderId);
     }
   }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * Proves the shipped {@code logback.xml} (the node processes' logging): its pattern gives every line a
  * {@code [node=… group=…]} field — from the MDC when our code set it, else the process's node and, for
  * Ratis' own lines, the group named by the Ratis group id in the thread name or message — and it keeps
- * Nova at WARN and Ratis' refused-write log quiet unless asked.
+ * Nova at WARN and Ratis' refused-write and admin-probe logs quiet unless asked.
  */
 class ServerLogPatternTest {
 
@@ -26,6 +26,7 @@ class ServerLogPatternTest {
 
   @BeforeEach
   void configure() throws Exception {
+    // Parsed without warnings: a deprecated attribute would make Logback print its whole status.
     context = new LoggerContext();
     JoranConfigurator configurator = new JoranConfigurator();
     configurator.setContext(context);
@@ -33,6 +34,8 @@ class ServerLogPatternTest {
     ConsoleAppender<?> appender =
         (ConsoleAppender<?>) context.getLogger(ch.qos.logback.classic.Logger.ROOT_LOGGER_NAME).getAppender("STDERR");
     encoder = (PatternLayoutEncoder) appender.getEncoder();
+    assertThat(context.getStatusManager().getCopyOfStatusList())
+        .allSatisfy(st -> assertThat(st.getLevel()).as(st.getMessage()).isLessThan(ch.qos.logback.core.status.Status.WARN));
   }
 
   String line(String logger, String thread, String message, Map<String, String> mdc) {
@@ -78,5 +81,7 @@ class ServerLogPatternTest {
     assertThat(context.getLogger("org.apache.ratis").getLevel()).isEqualTo(Level.WARN);
     assertThat(context.getLogger("org.apache.ratis.grpc.server.GrpcClientProtocolService").getLevel())
         .isEqualTo(Level.WARN);
+    assertThat(context.getLogger("org.apache.ratis.grpc.server.GrpcAdminProtocolService").getLevel())
+        .isEqualTo(Level.ERROR);
   }
 }
