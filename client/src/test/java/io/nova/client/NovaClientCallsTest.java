@@ -252,7 +252,8 @@ class NovaClientCallsTest {
         assertThat(client.clusterStatus()).isEqualTo(new ClusterStatus("n1",
                 List.of(new NodeStatus("n1", "h:1", "h:2", true, true, "1.2.3")),
                 List.of(new GroupStatus("meta", "g", List.of("n1", "n2"), "n1", 3, 9, 8, List.of(
-                                new ReplicaStatus("n1", true, "leader", 3, 9, 8, OptionalLong.empty(), OptionalLong.of(1)),
+                                new ReplicaStatus("n1", true, "leader", 3, 9, 8, OptionalLong.empty(),
+                                        OptionalLong.of(1)),
                                 new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.of(7), OptionalLong.empty())),
                                 OptionalLong.empty()),
                         new GroupStatus("shard-0", "h", List.of(), "", 0, 0, 0, List.of(), OptionalLong.of(4)))));

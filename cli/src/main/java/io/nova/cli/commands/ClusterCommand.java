@@ -13,6 +13,8 @@ import io.nova.client.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -99,16 +101,19 @@ public final class ClusterCommand implements Runnable {
         nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
             n.raftAddress()));
       }
+      Set<String> upNodes = status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId)
+          .collect(Collectors.toSet());
       List<List<String>> groups = new ArrayList<>();
       groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
       for (GroupStatus g : status.groups()) {
         groups.add(List.of(g.name(), g.leader().isEmpty() ? "NONE" : g.leader(), Long.toString(g.term()),
             Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
-            g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-", replicaSummary(g)));
+            g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-",
+            replicaSummary(g, upNodes)));
       }
       String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
       if (withReplicas) {
-        out += "\n" + table(replicaRows(status));
+        out += "\n" + table(replicaRows(status, upNodes));
       }
       return out.stripTrailing();
     }
@@ -125,25 +130,33 @@ public final class ClusterCommand implements Runnable {
       return max.isPresent() ? Long.toString(max.getAsLong()) : "-";
     }
 
-    /** Each replica's id, with "(down)" when it did not answer and "(lag N)" when it lags. */
-    private static String replicaSummary(GroupStatus g) {
+    /**
+     * Each replica's id, with "(down)" when its node did not answer, "(starting)" when the node answered
+     * without this replica (it is still opening it), and "(lag N)" when it lags.
+     */
+    private static String replicaSummary(GroupStatus g, Set<String> upNodes) {
       if (g.replicaStatus().isEmpty()) {
         return String.join(" ", g.replicas());
       }
       List<String> parts = new ArrayList<>();
       for (ReplicaStatus r : g.replicaStatus()) {
         long lag = r.lag().orElse(0);
-        parts.add(r.nodeId() + (!r.up() ? "(down)" : lag > 0 ? "(lag " + lag + ")" : ""));
+        parts.add(r.nodeId() + (!r.up() ? "(" + absentState(r, upNodes) + ")" : lag > 0 ? "(lag " + lag + ")" : ""));
       }
       return String.join(" ", parts);
     }
 
-    private static List<List<String>> replicaRows(ClusterStatus status) {
+    /** Why a replica reported nothing: its node is down, or its node is up and still starting it. */
+    private static String absentState(ReplicaStatus r, Set<String> upNodes) {
+      return upNodes.contains(r.nodeId()) ? "starting" : "down";
+    }
+
+    private static List<List<String>> replicaRows(ClusterStatus status, Set<String> upNodes) {
       List<List<String>> rows = new ArrayList<>();
       rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG"));
       for (GroupStatus g : status.groups()) {
         for (ReplicaStatus r : g.replicaStatus()) {
-          rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : "down",
+          rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : absentState(r, upNodes),
               r.up() ? Long.toString(r.term()) : "-", r.up() ? Long.toString(r.commitIndex()) : "-",
               r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag())));
         }

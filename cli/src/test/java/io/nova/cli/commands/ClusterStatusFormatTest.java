@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves how {@code nova cluster status} prints a degraded cluster, without a cluster: the documented
  * JSON field names with {@code null} for what is unknown, and aligned tables that show a down node, a
- * group without a leader and a lagging replica.
+ * group without a leader, a lagging replica and one its (up) node is still starting.
  */
 class ClusterStatusFormatTest {
 
@@ -32,7 +32,12 @@ class ClusterStatusFormatTest {
               new ReplicaStatus("n1", true, "candidate", 7, 105, 100, OptionalLong.empty(), OptionalLong.of(5)),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
-              OptionalLong.of(12))));
+              OptionalLong.of(12)),
+          new GroupStatus("shard-1", "uuid-1", List.of("n1", "n2", "n3"), "", 0, 0, 0, List.of(
+              new ReplicaStatus("n1", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.of(0))));
 
   @Test
   void jsonHasTheDocumentedFieldsAndNullForUnknownNumbers() {
@@ -68,9 +73,11 @@ class ClusterStatusFormatTest {
         "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
         "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
         "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
+        "shard-1  NONE    0     0       0        -        0        n1(starting) n2(down) n3(down)",
         "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG",
         "meta     n2       down       -     -       -        17     -",
-        "shard-0  n1       candidate  7     105     100      -      5");
+        "shard-0  n1       candidate  7     105     100      -      5",
+        "shard-1  n1       starting   -     -       -        -      -");
   }
 
   @Test

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.status.Status;
 import io.nova.statemachine.logging.LogContext;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +36,7 @@ class ServerLogPatternTest {
         (ConsoleAppender<?>) context.getLogger(ch.qos.logback.classic.Logger.ROOT_LOGGER_NAME).getAppender("STDERR");
     encoder = (PatternLayoutEncoder) appender.getEncoder();
     assertThat(context.getStatusManager().getCopyOfStatusList())
-        .allSatisfy(st -> assertThat(st.getLevel()).as(st.getMessage()).isLessThan(ch.qos.logback.core.status.Status.WARN));
+        .allSatisfy(st -> assertThat(st.getLevel()).as(st.getMessage()).isLessThan(Status.WARN));
   }
 
   String line(String logger, String thread, String message, Map<String, String> mdc) {

@@ -28,18 +28,27 @@ public final class NodeInfoReader {
     this.node = node;
   }
 
-  /** The node's info now. A group whose replica is not started here (yet) is left out. */
+  /** The node's info now. A replica still starting here is left out. */
   public GetNodeInfoResponse read() {
     GetNodeInfoResponse.Builder b = GetNodeInfoResponse.newBuilder()
         .setNodeId(node.config().nodeId())
         .setVersion(NovaVersion.current());
     for (GroupSpec spec : node.layout().groupsOn(node.config().nodeId())) {
-      node.division(spec).ifPresent(division -> b.addReplicas(replica(spec, division)));
+      node.division(spec).flatMap(division -> replica(spec, division)).ifPresent(b::addReplicas);
     }
     return b.build();
   }
 
-  private static ReplicaInfo replica(GroupSpec spec, RaftServer.Division division) {
+  /** Empty while the replica is still starting: Ratis refuses to read a log it has not opened yet. */
+  private static Optional<ReplicaInfo> replica(GroupSpec spec, RaftServer.Division division) {
+    try {
+      return Optional.of(readReplica(spec, division));
+    } catch (IllegalStateException notOpenYet) {
+      return Optional.empty();
+    }
+  }
+
+  private static ReplicaInfo readReplica(GroupSpec spec, RaftServer.Division division) {
     DivisionInfo info = division.getInfo();
     ReplicaInfo.Builder r = ReplicaInfo.newBuilder()
         .setGroupName(spec.name())
