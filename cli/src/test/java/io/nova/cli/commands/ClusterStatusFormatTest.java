@@ -41,7 +41,7 @@ class ClusterStatusFormatTest {
 
   @Test
   void jsonHasTheDocumentedFieldsAndNullForUnknownNumbers() {
-    JsonNode json = ClusterCommand.Status.toJson(DEGRADED);
+    JsonNode json = ClusterStatusFormat.json(DEGRADED);
     assertThat(json.get("answered_by").asText()).isEqualTo("n1");
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
@@ -62,7 +62,7 @@ class ClusterStatusFormatTest {
 
   @Test
   void tablesShowDownNodesMissingLeadersAndLag() {
-    String text = ClusterCommand.Status.format(DEGRADED, true);
+    String text = ClusterStatusFormat.tables(DEGRADED, true);
     List<String> lines = text.lines().toList();
     assertThat(lines.get(0)).isEqualTo("answered by n1");
     assertThat(lines).contains(
@@ -82,6 +82,6 @@ class ClusterStatusFormatTest {
 
   @Test
   void withoutReplicasThereIsNoReplicaTable() {
-    assertThat(ClusterCommand.Status.format(DEGRADED, false)).doesNotContain("REPLICA ");
+    assertThat(ClusterStatusFormat.tables(DEGRADED, false)).doesNotContain("REPLICA ");
   }
 }
