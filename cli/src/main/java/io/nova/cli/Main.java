@@ -13,14 +13,13 @@ import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
 import io.nova.client.NovaClient;
-import java.io.IOException;
+import io.nova.cluster.node.NovaVersion;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -174,17 +173,11 @@ public final class Main implements Runnable {
     return ExitCodes.USAGE;
   }
 
-  /** Reports the project version from the build. */
+  /** Reports the project version from the build ({@link NovaVersion}). */
   public static final class Version implements CommandLine.IVersionProvider {
     @Override
-    public String[] getVersion() throws IOException {
-      Properties p = new Properties();
-      try (InputStream s = Main.class.getResourceAsStream("version.properties")) {
-        if (s != null) {
-          p.load(s);
-        }
-      }
-      return new String[] {"nova " + p.getProperty("version", "unknown")};
+    public String[] getVersion() {
+      return new String[] {"nova " + NovaVersion.current()};
     }
   }
 }

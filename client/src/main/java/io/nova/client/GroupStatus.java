@@ -2,6 +2,7 @@ package io.nova.client;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * One Raft group as the answering node sees it. Immutable.
@@ -10,18 +11,24 @@ import java.util.Objects;
  * @param groupId the Raft group id
  * @param replicas the ids of the nodes replicating the group
  * @param leader the leader's node id, or "" when no leader is known
- * @param term the current Raft term
- * @param commitIndex the commit index
- * @param appliedIndex the index applied by the answering node's state machine
+ * @param term the leader's term (the highest reported when the leader did not answer)
+ * @param commitIndex the leader's commit index (the highest reported when the leader did not answer)
+ * @param appliedIndex the index applied by the answering node's replica (the leader's when the
+ *     answering node has none)
+ * @param replicaStatus one entry per replica, in the order of {@code replicas}
+ * @param streamCount shard groups: how many streams the meta group places on this shard; empty for the
+ *     meta group and when no meta replica answered
  */
 public record GroupStatus(String name, String groupId, List<String> replicas, String leader, long term,
-        long commitIndex, long appliedIndex) {
+        long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount) {
 
-    /** Copies the replica list; rejects nulls. */
+    /** Copies the lists; rejects nulls. */
     public GroupStatus {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(groupId, "groupId");
         replicas = List.copyOf(Objects.requireNonNull(replicas, "replicas"));
         Objects.requireNonNull(leader, "leader");
+        replicaStatus = List.copyOf(Objects.requireNonNull(replicaStatus, "replicaStatus"));
+        Objects.requireNonNull(streamCount, "streamCount");
     }
 }

@@ -9,13 +9,18 @@ import java.util.Objects;
  * @param raftAddress host:port of its Raft server
  * @param apiAddress host:port of its client API
  * @param reachable whether the answering node could reach this node's Raft server just now
+ * @param up whether this node answered the answering node just now (about a second at most); the
+ *     answering node is always up
+ * @param version the Nova version the node runs, or "" when it is down or did not say
  */
-public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable) {
+public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
+        String version) {
 
     /** Rejects nulls. */
     public NodeStatus {
         Objects.requireNonNull(nodeId, "nodeId");
         Objects.requireNonNull(raftAddress, "raftAddress");
         Objects.requireNonNull(apiAddress, "apiAddress");
+        Objects.requireNonNull(version, "version");
     }
 }

@@ -35,6 +35,7 @@ import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequenceMismatch;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -237,13 +238,25 @@ class NovaClientCallsTest {
     void clusterStatusConverts() {
         server.script("GetClusterStatus", GetClusterStatusResponse.newBuilder().setNodeId("n1")
                 .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n1").setRaftAddress("h:1")
-                        .setApiAddress("h:2").setReachable(true))
+                        .setApiAddress("h:2").setReachable(true).setUp(true).setVersion("1.2.3"))
                 .addGroups(io.nova.proto.v1.GroupStatus.newBuilder().setName("meta").setGroupId("g")
-                        .addReplicas("n1").setLeader("n1").setTerm(3).setCommitIndex(9).setAppliedIndex(8))
+                        .addReplicas("n1").addReplicas("n2").setLeader("n1").setTerm(3).setCommitIndex(9)
+                        .setAppliedIndex(8)
+                        .addReplicaStatus(io.nova.proto.v1.ReplicaStatus.newBuilder().setNodeId("n1").setUp(true)
+                                .setRole("leader").setTerm(3).setCommitIndex(9).setAppliedIndex(8).setLag(1))
+                        .addReplicaStatus(io.nova.proto.v1.ReplicaStatus.newBuilder().setNodeId("n2")
+                                .setMatchIndex(7)))
+                .addGroups(io.nova.proto.v1.GroupStatus.newBuilder().setName("shard-0").setGroupId("h")
+                        .setStreamCount(4))
                 .build());
         assertThat(client.clusterStatus()).isEqualTo(new ClusterStatus("n1",
-                List.of(new NodeStatus("n1", "h:1", "h:2", true)),
-                List.of(new GroupStatus("meta", "g", List.of("n1"), "n1", 3, 9, 8))));
+                List.of(new NodeStatus("n1", "h:1", "h:2", true, true, "1.2.3")),
+                List.of(new GroupStatus("meta", "g", List.of("n1", "n2"), "n1", 3, 9, 8, List.of(
+                                new ReplicaStatus("n1", true, "leader", 3, 9, 8, OptionalLong.empty(),
+                                        OptionalLong.of(1)),
+                                new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.of(7), OptionalLong.empty())),
+                                OptionalLong.empty()),
+                        new GroupStatus("shard-0", "h", List.of(), "", 0, 0, 0, List.of(), OptionalLong.of(4)))));
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Proves that the value types validate their components, copy their byte arrays and compare by content. */
@@ -81,7 +82,7 @@ class ValueTypesTest {
     @Test
     void collectionsAreCopiedUnmodifiable() {
         List<String> replicas = new ArrayList<>(List.of("n1"));
-        GroupStatus g = new GroupStatus("meta", "g", replicas, "", 1, 2, 3);
+        GroupStatus g = new GroupStatus("meta", "g", replicas, "", 1, 2, 3, List.of(), OptionalLong.empty());
         replicas.add("n2");
         assertThat(g.replicas()).containsExactly("n1");
         assertThat(new Page<>(List.of(1, 2), true).items()).containsExactly(1, 2);

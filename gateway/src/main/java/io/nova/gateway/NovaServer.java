@@ -7,6 +7,7 @@ import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
+import io.nova.cluster.status.NodeInfoReader;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
@@ -14,6 +15,8 @@ import io.nova.gateway.dataplane.DataPlaneService;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.status.PeerNodeInfo;
+import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -59,13 +62,16 @@ public final class NovaServer implements AutoCloseable {
   private final ExecutorService rpcExecutor;
   private final ScheduledExecutorService sessionExecutor;
   private final ExecutorService sessionWriters;
+  private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
 
-  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, ExecutorService rpcExecutor,
-      ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters, Server grpc) {
+  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, PeerNodeInfo peerNodeInfo,
+      ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters,
+      Server grpc) {
     this.config = config;
     this.node = node;
     this.groups = groups;
+    this.peerNodeInfo = peerNodeInfo;
     this.rpcExecutor = rpcExecutor;
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
@@ -79,14 +85,23 @@ public final class NovaServer implements AutoCloseable {
    * @throws IOException when a port cannot be bound or the data folder cannot be used
    */
   public static NovaServer start(NodeConfig config) throws IOException {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      return startInScope(config);
+    }
+  }
+
+  private static NovaServer startInScope(NodeConfig config) throws IOException {
     Clock clock = Clock.systemUTC();
     NovaNode node = NovaNode.start(config, clock);
     GroupClients groups = new GroupClients(node.layout());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
-    ClusterStatusReader status = new ClusterStatusReader(node);
+    NodeInfoReader nodeInfo = new NodeInfoReader(node);
+    PeerNodeInfo peerNodeInfo = new PeerNodeInfo();
+    ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
     ExecutorService executor = rpcExecutor(config.nodeId());
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
-    ExecutorService sessionWriters = pool("nova-session-writer-" + config.nodeId(), SESSION_WRITERS_MAX);
+    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer-" + config.nodeId(),
+        SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
@@ -97,11 +112,12 @@ public final class NovaServer implements AutoCloseable {
         .permitKeepAliveWithoutCalls(true)
         .addService(new DataPlaneService(new DataPlane(router, clock, node.metrics().dataPlane()),
             sessionExecutor, sessionWriters, clock))
-        .addService(new ControlPlaneService(new ControlPlane(router), status::read))
+        .addService(new ControlPlaneService(new ControlPlane(router), status::read, nodeInfo::read))
         .build();
     try {
       grpc.start();
     } catch (IOException e) {
+      peerNodeInfo.close();
       groups.close();
       node.close();
       executor.shutdownNow();
@@ -110,14 +126,15 @@ public final class NovaServer implements AutoCloseable {
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
     }
     LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
-    return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc);
+    return new NovaServer(config, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters, grpc);
   }
 
-  private static ExecutorService pool(String name, int threads) {
+  /** A pool whose threads log as {@code nodeId}'s. */
+  private static ExecutorService pool(String nodeId, String name, int threads) {
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+          Thread t = new Thread(LogContext.forNode(nodeId, r), name + "-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
@@ -129,7 +146,7 @@ public final class NovaServer implements AutoCloseable {
   private static ScheduledExecutorService sessionExecutor(String nodeId) {
     AtomicInteger n = new AtomicInteger();
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS, r -> {
-      Thread t = new Thread(r, "nova-session-" + nodeId + "-" + n.incrementAndGet());
+      Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-session-" + nodeId + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
@@ -141,7 +158,7 @@ public final class NovaServer implements AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(RPC_THREADS_MAX, RPC_THREADS_MAX,
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), r -> {
-          Thread t = new Thread(r, "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
+          Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
@@ -178,6 +195,12 @@ public final class NovaServer implements AutoCloseable {
   /** Stops the gateway and the Raft server; idempotent. */
   @Override
   public void close() {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      closeInScope();
+    }
+  }
+
+  private void closeInScope() {
     grpc.shutdown();
     try {
       if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {
@@ -187,6 +210,7 @@ public final class NovaServer implements AutoCloseable {
       grpc.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    peerNodeInfo.close();
     groups.close();
     node.close();
     rpcExecutor.shutdownNow();

@@ -7,6 +7,7 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.internal.RatisMessages;
+import io.nova.statemachine.logging.LogContext;
 import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.MetaValidation;
 import io.nova.statemachine.store.AppliedIndex;
@@ -59,6 +60,18 @@ public final class MetaStateMachine extends ReplayingStateMachine {
    * @throws IllegalArgumentException if {@code shardCount < 1}
    */
   public MetaStateMachine(Path storeDir, int shardCount, Clock clock) {
+    this(null, storeDir, shardCount, clock);
+  }
+
+  /**
+   * @param groupName the group's name in log lines ({@code meta}); null for Ratis' group id
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param shardCount how many shard groups streams are placed on; at least 1
+   * @param clock the source of creation times
+   * @throws IllegalArgumentException if {@code shardCount < 1}
+   */
+  public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock) {
+    super(groupName);
     if (shardCount < 1) {
       throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
     }
@@ -70,18 +83,26 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
     super.initialize(server, groupId, storage);
-    store = new MetaStore(storeDir);
-    lock.writeLock().lock();
-    try {
-      state = MetaState.restore(shardCount, store.loadBasins(), store.loadStreams());
-    } finally {
-      lock.writeLock().unlock();
+    try (LogContext.Scope ignored = logScope()) {
+      store = new MetaStore(storeDir);
+      lock.writeLock().lock();
+      try {
+        state = MetaState.restore(shardCount, store.loadBasins(), store.loadStreams());
+      } finally {
+        lock.writeLock().unlock();
+      }
+      restoreLastApplied(store.appliedIndex());
     }
-    restoreLastApplied(store.appliedIndex());
   }
 
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
+    try (LogContext.Scope ignored = logScope()) {
+      return start(request);
+    }
+  }
+
+  private TransactionContext start(RaftClientRequest request) {
     Optional<MetaCommand> parsed = RatisMessages.tryParse(request.getMessage().getContent(), MetaCommand.parser());
     if (parsed.isEmpty()) {
       return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a MetaCommand",
@@ -94,6 +115,12 @@ public final class MetaStateMachine extends ReplayingStateMachine {
 
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    try (LogContext.Scope ignored = logScope()) {
+      return apply(trx);
+    }
+  }
+
+  private CompletableFuture<Message> apply(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     if (entry.getIndex() <= store.appliedIndex().index()) {
       // Restart replay of an entry whose effects the store already holds.
@@ -116,6 +143,25 @@ public final class MetaStateMachine extends ReplayingStateMachine {
 
   @Override
   public CompletableFuture<Message> query(Message request) {
+    try (LogContext.Scope ignored = logScope()) {
+      return serveQuery(request);
+    }
+  }
+
+  /**
+   * How many live streams each shard hosts in this replica's applied state (element {@code i} counts
+   * shard {@code i}): for the cluster status. A fresh array; may trail the leader by unapplied entries.
+   */
+  public long[] shardStreamCounts() {
+    lock.readLock().lock();
+    try {
+      return state.shardStreamCounts();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private CompletableFuture<Message> serveQuery(Message request) {
     Optional<MetaQuery> parsed = RatisMessages.tryParse(request.getContent(), MetaQuery.parser());
     MetaQueryResult result;
     lock.readLock().lock();
@@ -131,16 +177,20 @@ public final class MetaStateMachine extends ReplayingStateMachine {
 
   @Override
   public long takeSnapshot() {
-    store.flush();
-    return -1;
+    try (LogContext.Scope ignored = logScope()) {
+      store.flush();
+      return -1;
+    }
   }
 
   @Override
   public void close() throws IOException {
-    super.close();
-    MetaStore closing = store;
-    if (closing != null) {
-      closing.close();
+    try (LogContext.Scope ignored = logScope()) {
+      super.close();
+      MetaStore closing = store;
+      if (closing != null) {
+        closing.close();
+      }
     }
   }
 }

@@ -13,6 +13,7 @@ import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.logging.LogContext;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.ShardStore;
 import io.nova.statemachine.stream.Admission;
@@ -98,6 +99,16 @@ public final class ShardStateMachine extends ReplayingStateMachine {
    * @param clock the source of arrival times stamped on appends
    */
   public ShardStateMachine(Path storeDir, Clock clock) {
+    this(null, storeDir, clock);
+  }
+
+  /**
+   * @param groupName the group's name in log lines ({@code shard-3}); null for Ratis' group id
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param clock the source of arrival times stamped on appends
+   */
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock) {
+    super(groupName);
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -105,13 +116,21 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
     super.initialize(server, groupId, storage);
-    store = new ShardStore(storeDir);
-    applied.putAll(store.loadStreamStates());
-    restoreLastApplied(store.appliedIndex());
+    try (LogContext.Scope ignored = logScope()) {
+      store = new ShardStore(storeDir);
+      applied.putAll(store.loadStreamStates());
+      restoreLastApplied(store.appliedIndex());
+    }
   }
 
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
+    try (LogContext.Scope ignored = logScope()) {
+      return start(request);
+    }
+  }
+
+  private TransactionContext start(RaftClientRequest request) {
     Optional<ShardCommand> parsed = RatisMessages.tryParse(request.getMessage().getContent(), ShardCommand.parser());
     if (parsed.isEmpty()) {
       return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a ShardCommand",
@@ -133,6 +152,12 @@ public final class ShardStateMachine extends ReplayingStateMachine {
    */
   @Override
   public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
+    try (LogContext.Scope ignored = logScope()) {
+      return admit(trx);
+    }
+  }
+
+  private TransactionContext admit(TransactionContext trx) throws IOException {
     ShardCommand command = (ShardCommand) trx.getStateMachineContext();
     long streamId = ShardCommands.streamIdOf(command);
     long term = division().getInfo().getCurrentTerm();
@@ -154,6 +179,12 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    try (LogContext.Scope ignored = logScope()) {
+      return apply(trx);
+    }
+  }
+
+  private CompletableFuture<Message> apply(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     if (entry.getIndex() <= store.appliedIndex().index()) {
       // Restart replay of an entry whose effects the store already holds.
@@ -187,7 +218,7 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   @Override
   public void notifyLeaderReady() {
-    try {
+    try (LogContext.Scope ignored = logScope()) {
       // A cursor built in the current term already holds admissions that are not applied yet: keep it.
       resetCursorUnlessTerm(division().getInfo().getCurrentTerm());
     } catch (IOException e) {
@@ -206,6 +237,12 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   @Override
   public CompletableFuture<Message> query(Message request) {
+    try (LogContext.Scope ignored = logScope()) {
+      return serveQuery(request);
+    }
+  }
+
+  private CompletableFuture<Message> serveQuery(Message request) {
     Optional<ShardQuery> parsed = RatisMessages.tryParse(request.getContent(), ShardQuery.parser());
     if (parsed.isPresent() && parsed.get().hasRead() && parsed.get().getRead().getWaitMs() > 0) {
       return readWaiting(parsed.get().getRead()).thenApply(RatisMessages::toMessage);
@@ -301,17 +338,21 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   @Override
   public long takeSnapshot() {
-    store.flush();
-    return -1;
+    try (LogContext.Scope ignored = logScope()) {
+      store.flush();
+      return -1;
+    }
   }
 
   @Override
   public void close() throws IOException {
-    readWaiters.wakeAll();
-    super.close();
-    ShardStore closing = store;
-    if (closing != null) {
-      closing.close();
+    try (LogContext.Scope ignored = logScope()) {
+      readWaiters.wakeAll();
+      super.close();
+      ShardStore closing = store;
+      if (closing != null) {
+        closing.close();
+      }
     }
   }
 

@@ -1,14 +1,12 @@
 package io.nova.cli.commands;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.nova.cli.ExitCodes;
 import io.nova.cli.Main;
+import io.nova.cli.logging.ServerLogging;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.gateway.NovaServer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -30,10 +28,10 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // A node logs its own lifecycle at INFO; the CLI's client verbs stay quiet (logback.xml).
-    ((Logger) LoggerFactory.getLogger("io.nova")).setLevel(Level.INFO);
     Main main = Main.of(spec);
     NodeConfig nodeConfig = NodeConfig.load(config);
+    // Before the node starts: its lines carry its id, Ratis' lines their group's name.
+    ServerLogging.install(nodeConfig);
     NovaServer server = NovaServer.start(nodeConfig);
     Thread hook = new Thread(server::close, "nova-server-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);

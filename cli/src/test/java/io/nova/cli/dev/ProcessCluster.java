@@ -64,12 +64,29 @@ final class ProcessCluster implements AutoCloseable {
     Path nodeDir = Files.createDirectories(dir.resolve(nodeId));
     Path configFile = nodeDir.resolve("node.yaml");
     config.write(configFile);
-    Process p = new ProcessBuilder(DevCluster.command(configFile))
+    List<String> command = new ArrayList<>(DevCluster.command(configFile));
+    // The test class path also holds the gateway test-jar's logback-test.xml, which Logback would
+    // prefer: run the nodes with the logging configuration a real node ships with.
+    command.add(1, "-Dlogback.configurationFile=" + shippedLogbackConfig());
+    Process p = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(nodeDir.resolve("node.log").toFile()))
         .start();
     p.getOutputStream().close();
     processes.put(nodeId, p);
+  }
+
+  private static String shippedLogbackConfig() {
+    try {
+      return Path.of(ProcessCluster.class.getResource("/logback.xml").toURI()).toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The file a node process writes its stdout and stderr to (every run appends). */
+  Path logFile(String nodeId) {
+    return dir.resolve(nodeId).resolve("node.log");
   }
 
   /** Kills one node process with SIGKILL and waits for it to die; returns its exit value (137). */

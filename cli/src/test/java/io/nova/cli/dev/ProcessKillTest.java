@@ -6,6 +6,8 @@ import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.gateway.testing.AppendHistory;
 import io.nova.gateway.testing.StreamReader;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves, with real node processes, that {@code kill -9} of the shard leader's process while appends
  * are in flight loses no acknowledged record: every acknowledged append is present exactly at its
  * acknowledged seq_num, the stream stays dense, and no conditional append is reported successful
- * without being present at its match_seq_num.
+ * without being present at its match_seq_num. Along the way it checks the node processes' logs: every
+ * log line names its node ({@code [node=nX group=…]}, from the shipped logback.xml), and the many
+ * rejected conditional appends leave no stack trace.
  */
 class ProcessKillTest {
 
@@ -65,6 +70,23 @@ class ProcessKillTest {
       // The killed node restarts on its data folder and rejoins without disturbing committed data.
       cluster.start(leader);
       history.check(StreamReader.readAll(client, s), client.checkTail(s).seqNum());
+
+      for (String id : cluster.nodeIds()) {
+        assertLogLinesNameTheirNode(cluster.logFile(id), id);
+      }
     }
+  }
+
+  private static final Pattern LOG_LINE_START = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} ");
+
+  /** Every log event's line carries the node's id and a group field; no rejection left a stack trace. */
+  private static void assertLogLinesNameTheirNode(Path log, String nodeId) throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    List<String> events = lines.stream().filter(l -> LOG_LINE_START.matcher(l).find()).toList();
+    assertThat(events).as(log.toString()).isNotEmpty()
+        .allSatisfy(l -> assertThat(l).matches("\\S+ \\S+ [A-Z]+ +\\[node=" + nodeId + " group=\\S+\\] .*"));
+    assertThat(events).as("leader changes name their group")
+        .anySatisfy(l -> assertThat(l).contains("group=shard-0]").contains("leader is now"));
+    assertThat(lines).noneSatisfy(l -> assertThat(l).contains("CommandRejectedException"));
   }
 }

@@ -8,6 +8,7 @@ import io.nova.client.ClusterStatus;
 import io.nova.client.GroupStatus;
 import io.nova.client.Header;
 import io.nova.client.NodeStatus;
+import io.nova.client.ReplicaStatus;
 import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
 import io.nova.client.SequencedRecord;
@@ -21,6 +22,7 @@ import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadStart;
 import java.util.List;
+import java.util.OptionalLong;
 
 /** Converts between the SDK's value types and the {@code nova.v1} messages. Stateless. */
 public final class Protos {
@@ -130,12 +132,21 @@ public final class Protos {
     /** A wire cluster status as a {@link ClusterStatus}. */
     public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
         List<NodeStatus> nodes = r.getNodesList().stream()
-                .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable()))
+                .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
+                        n.getUp(), n.getVersion()))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
-                        g.getTerm(), g.getCommitIndex(), g.getAppliedIndex()))
+                        g.getTerm(), g.getCommitIndex(), g.getAppliedIndex(),
+                        g.getReplicaStatusList().stream().map(Protos::replicaStatus).toList(),
+                        g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty()))
                 .toList();
         return new ClusterStatus(r.getNodeId(), nodes, groups);
+    }
+
+    private static ReplicaStatus replicaStatus(io.nova.proto.v1.ReplicaStatus r) {
+        return new ReplicaStatus(r.getNodeId(), r.getUp(), r.getRole(), r.getTerm(), r.getCommitIndex(),
+                r.getAppliedIndex(), r.hasMatchIndex() ? OptionalLong.of(r.getMatchIndex()) : OptionalLong.empty(),
+                r.hasLag() ? OptionalLong.of(r.getLag()) : OptionalLong.empty());
     }
 }

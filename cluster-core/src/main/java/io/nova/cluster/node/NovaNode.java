@@ -7,6 +7,7 @@ import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
+import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +84,12 @@ public final class NovaNode implements AutoCloseable {
    * @throws IOException when the data folder cannot be used or the Raft port cannot be bound
    */
   public static NovaNode start(NodeConfig config, Clock clock) throws IOException {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      return startInScope(config, clock);
+    }
+  }
+
+  private static NovaNode startInScope(NodeConfig config, Clock clock) throws IOException {
     ClusterLayout layout = new ClusterLayout(config);
     Path dataDir = config.dataDir().toAbsolutePath();
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
@@ -119,8 +126,8 @@ public final class NovaNode implements AutoCloseable {
     }
     Path dir = storeDir.resolve(spec.name());
     return spec.isMeta()
-        ? new MetaStateMachine(dir, config.shardCount(), clock)
-        : new ShardStateMachine(dir, clock);
+        ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock)
+        : new ShardStateMachine(spec.name(), dir, clock);
   }
 
   private void joinMissingGroups() throws IOException {
@@ -130,11 +137,13 @@ public final class NovaNode implements AutoCloseable {
       if (present.contains(spec.group().getGroupId())) {
         continue;
       }
-      if (inUseElsewhere(spec)) {
-        rejoin(spec);
-      } else {
-        addLocally(spec);
-        LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
+      try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+        if (inUseElsewhere(spec)) {
+          rejoin(spec);
+        } else {
+          addLocally(spec);
+          LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
+        }
       }
     }
   }
@@ -262,10 +271,12 @@ public final class NovaNode implements AutoCloseable {
   @Override
   public void close() {
     metrics.close();
-    try {
+    try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
       server.close();
     } catch (IOException e) {
-      LOG.warn("node {}: closing the Raft server failed: {}", config.nodeId(), e.toString());
+      try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+        LOG.warn("node {}: closing the Raft server failed: {}", config.nodeId(), e.toString());
+      }
     }
   }
 }

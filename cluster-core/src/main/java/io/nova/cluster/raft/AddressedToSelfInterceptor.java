@@ -1,5 +1,6 @@
 package io.nova.cluster.raft;
 
+import io.nova.statemachine.logging.LogContext;
 import java.util.Optional;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
@@ -56,8 +57,10 @@ public final class AddressedToSelfInterceptor implements ServerInterceptor {
         Optional<RaftPeerId> target = target(message);
         if (target.isPresent() && !target.get().equals(self)) {
           refused = true;
-          LOG.warn("{}: refusing {} addressed to {} (a peer reached this node at a stale address)", self,
-              message.getClass().getSimpleName(), target.get());
+          try (LogContext.Scope ignored = LogContext.enter(self.toString(), null)) {
+            LOG.warn("{}: refusing {} addressed to {} (a peer reached this node at a stale address)", self,
+                message.getClass().getSimpleName(), target.get());
+          }
           call.close(Status.FAILED_PRECONDITION.withDescription(
               "this is " + self + ", not " + target.get()), new Metadata());
           return;

@@ -2,113 +2,86 @@ package io.nova.cluster.status;
 
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.PeerAddress;
-import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.node.NovaNode;
-import io.nova.cluster.raft.RaftTuning;
 import io.nova.proto.v1.GetClusterStatusResponse;
-import io.nova.proto.v1.GroupStatus;
-import io.nova.proto.v1.NodeStatus;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import io.nova.proto.v1.GetNodeInfoResponse;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.protocol.GroupInfoReply;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.server.RaftServer;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Builds the cluster status a node reports: every configured node (reachable or not) and every Raft
- * group (replicas, leader, term, commit and applied index). A group with a replica on this node is read
- * locally; any other is asked of its replicas in turn. Thread-safe; each call does fresh I/O.
+ * Builds the cluster status a node reports ({@code GetClusterStatus}): asks every other node for its
+ * own view ({@link NodeInfoSource}) while probing every Raft port, reads its own view locally, and
+ * combines them ({@link StatusAssembly} has the rules). A node that does not answer within the
+ * source's deadline is reported down, so one call takes at most about that deadline
+ * ({@value #ANSWER_WAIT_MS} ms at most). Thread-safe; each call does fresh I/O.
  */
 public final class ClusterStatusReader {
 
-  /** How long a reachability probe or a remote group query may take, in milliseconds. */
+  /** How long a Raft port probe may take, in milliseconds (all nodes are probed at once). */
   static final int PROBE_TIMEOUT_MS = 500;
+  /**
+   * How long to wait for the other nodes' answers in all, in milliseconds: a backstop above the
+   * source's own deadline, so a source that never completes cannot hang the call.
+   */
+  static final long ANSWER_WAIT_MS = 2_000;
 
   private final NovaNode node;
+  private final NodeInfoReader local;
+  private final NodeInfoSource peers;
 
-  public ClusterStatusReader(NovaNode node) {
+  /**
+   * @param node this node
+   * @param local reads this node's own view
+   * @param peers asks the other nodes for theirs
+   */
+  public ClusterStatusReader(NovaNode node, NodeInfoReader local, NodeInfoSource peers) {
     this.node = node;
+    this.local = local;
+    this.peers = peers;
   }
 
   public GetClusterStatusResponse read() {
-    GetClusterStatusResponse.Builder b = GetClusterStatusResponse.newBuilder()
-        .setNodeId(node.config().nodeId());
+    String selfId = node.config().nodeId();
+    Map<String, CompletableFuture<GetNodeInfoResponse>> asked = new LinkedHashMap<>();
+    Map<String, HostPort> raftPorts = new HashMap<>();
     for (PeerAddress peer : node.layout().nodes()) {
-      b.addNodes(NodeStatus.newBuilder()
-          .setNodeId(peer.id())
-          .setRaftAddress(peer.raftAddress())
-          .setApiAddress(peer.apiAddress())
-          .setReachable(reachable(peer.raftAddress())));
-    }
-    for (GroupSpec spec : node.layout().allGroups()) {
-      GroupStatus.Builder g = GroupStatus.newBuilder()
-          .setName(spec.name())
-          .setGroupId(spec.group().getGroupId().getUuid().toString())
-          .addAllReplicas(spec.replicaIds());
-      Optional<RaftServer.Division> local = node.division(spec);
-      if (local.isPresent()) {
-        fillFromLocal(g, local.get());
-      } else {
-        fillFromReplicas(g, spec);
-      }
-      b.addGroups(g);
-    }
-    return b.build();
-  }
-
-  private static void fillFromLocal(GroupStatus.Builder g, RaftServer.Division division) {
-    var info = division.getInfo();
-    g.setTerm(info.getCurrentTerm())
-        .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
-        .setAppliedIndex(info.getLastAppliedIndex());
-    if (info.getLeaderId() != null) {
-      g.setLeader(info.getLeaderId().toString());
-    }
-  }
-
-  private static void fillFromReplicas(GroupStatus.Builder g, GroupSpec spec) {
-    for (RaftPeer peer : spec.group().getPeers()) {
-      try (RaftClient client = RaftClient.newBuilder()
-          .setRaftGroup(spec.group())
-          .setProperties(RaftTuning.clientProperties())
-          .setRetryPolicy(RetryPolicies.noRetry())
-          .build()) {
-        GroupInfoReply reply = client.getGroupManagementApi(peer.getId()).info(spec.group().getGroupId());
-        var log = reply.getLogInfoProto();
-        g.setTerm(log.getLastEntry().getTerm())
-            .setCommitIndex(log.getCommitted().getIndex())
-            .setAppliedIndex(log.getApplied().getIndex());
-        leaderOf(reply.getRoleInfoProto()).ifPresent(g::setLeader);
-        return;
-      } catch (IOException | RuntimeException e) {
-        // Try the next replica; a group none of whose replicas answers shows no leader.
+      if (!peer.id().equals(selfId)) {
+        asked.put(peer.id(), peers.nodeInfo(peer));
+        raftPorts.put(peer.id(), HostPort.parse(peer.raftAddress(), "raft-address"));
       }
     }
+    Set<String> reachable = new HashSet<>(PortProbe.reachable(raftPorts, PROBE_TIMEOUT_MS));
+    reachable.add(selfId);
+    Map<String, GetNodeInfoResponse> answered = new HashMap<>();
+    answered.put(selfId, local.read());
+    long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_WAIT_MS);
+    for (Map.Entry<String, CompletableFuture<GetNodeInfoResponse>> e : asked.entrySet()) {
+      await(e.getValue(), deadlineNanos).ifPresent(info -> answered.put(e.getKey(), info));
+    }
+    return StatusAssembly.assemble(selfId, node.layout().nodes(), node.layout().allGroups(), answered,
+        reachable);
   }
 
-  private static Optional<String> leaderOf(RoleInfoProto role) {
-    if (role.getRole() == RaftPeerRole.LEADER) {
-      return Optional.of(role.getSelf().getId().toStringUtf8());
-    }
-    if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
-      return Optional.of(role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8());
-    }
-    return Optional.empty();
-  }
-
-  private static boolean reachable(String address) {
-    HostPort hp = HostPort.parse(address, "raft-address");
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(hp.host(), hp.port()), PROBE_TIMEOUT_MS);
-      return true;
-    } catch (IOException e) {
-      return false;
+  private static Optional<GetNodeInfoResponse> await(
+      CompletableFuture<GetNodeInfoResponse> answer, long deadlineNanos) {
+    try {
+      return Optional.of(answer.get(Math.max(0, deadlineNanos - System.nanoTime()),
+          TimeUnit.NANOSECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      answer.cancel(true);
+      return Optional.empty();
+    } catch (ExecutionException | TimeoutException e) {
+      answer.cancel(true);
+      return Optional.empty();
     }
   }
 }

@@ -13,6 +13,8 @@ import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.DeleteStreamResponse;
 import io.nova.proto.v1.GetClusterStatusRequest;
 import io.nova.proto.v1.GetClusterStatusResponse;
+import io.nova.proto.v1.GetNodeInfoRequest;
+import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.GetStreamResponse;
 import io.nova.proto.v1.ListBasinsRequest;
@@ -21,15 +23,22 @@ import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
 import java.util.function.Supplier;
 
-/** The gRPC face of the {@link ControlPlane}, plus the cluster status this node reports. */
+/** The gRPC face of the {@link ControlPlane}, plus the cluster status and node info this node reports. */
 public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImplBase {
 
   private final ControlPlane controlPlane;
   private final Supplier<GetClusterStatusResponse> clusterStatus;
+  private final Supplier<GetNodeInfoResponse> nodeInfo;
 
-  public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus) {
+  /**
+   * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
+   * @param nodeInfo reads this node's own view (local, fast)
+   */
+  public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus,
+      Supplier<GetNodeInfoResponse> nodeInfo) {
     this.controlPlane = controlPlane;
     this.clusterStatus = clusterStatus;
+    this.nodeInfo = nodeInfo;
   }
 
   @Override
@@ -71,5 +80,10 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void getClusterStatus(
       GetClusterStatusRequest request, StreamObserver<GetClusterStatusResponse> observer) {
     UnaryCalls.serve("GetClusterStatus", observer, clusterStatus);
+  }
+
+  @Override
+  public void getNodeInfo(GetNodeInfoRequest request, StreamObserver<GetNodeInfoResponse> observer) {
+    UnaryCalls.serve("GetNodeInfo", observer, nodeInfo);
   }
 }

@@ -21,10 +21,12 @@ import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
@@ -107,10 +109,16 @@ public final class GroupClients implements AutoCloseable {
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
     GroupSpec spec = layout.shard(shard);
+    // The reply arrives on a Ratis client thread: it logs as the caller's node.
+    Map<String, String> logContext = LogContext.capture();
     // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
     // request (and can stay closed) when a server goes away mid-stream.
     return readClients.get(indexOf(spec)).async().sendReadOnlyUnordered(message(query))
-        .handle((reply, failure) -> complete(spec, reply, failure, ShardQueryResult.parser(), false));
+        .handle((reply, failure) -> {
+          try (LogContext.Scope ignored = LogContext.enter(logContext)) {
+            return complete(spec, reply, failure, ShardQueryResult.parser(), false);
+          }
+        });
   }
 
   private static <T> T complete(GroupSpec spec, RaftClientReply reply, Throwable failure, Parser<T> parser,
@@ -199,7 +207,9 @@ public final class GroupClients implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     boolean mayHaveTakenEffect = write && !WriteRetryPolicy.provesNotAppended(e);
-    LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
+    try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+      LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
+    }
     return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
         "group " + spec.name() + " could not serve the call: " + rootMessage(e)
             + (mayHaveTakenEffect ? " (the write may have taken effect)" : "")));

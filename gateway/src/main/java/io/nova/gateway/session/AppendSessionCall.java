@@ -3,6 +3,7 @@ package io.nova.gateway.session;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
 import io.nova.gateway.routing.GroupClients;
@@ -19,6 +20,7 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.OpenAppendSession;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.logging.LogContext;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -305,7 +307,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return;
     }
     markEnded();
-    LOG.debug("append session ends: {}", error.getMessage());
+    try (LogContext.Scope ignored = LogContext.enter(null,
+        stream == null ? null : GroupSpec.shardName(stream.getShard()))) {
+      LOG.debug("append session ends: {}", error.getMessage());
+    }
     out.onError(StatusMapper.toStatusException(error));
   }
 

@@ -2,6 +2,7 @@ package io.nova.gateway.session;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
 import io.nova.gateway.routing.GroupClients;
@@ -20,6 +21,7 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.logging.LogContext;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -205,7 +207,10 @@ public final class ReadSessionCall {
 
   private void end(ErrorDetail error) {
     markEnded();
-    LOG.debug("read session ends: {}", error.getMessage());
+    try (LogContext.Scope ignored = LogContext.enter(null,
+        stream == null ? null : GroupSpec.shardName(stream.getShard()))) {
+      LOG.debug("read session ends: {}", error.getMessage());
+    }
     out.onError(StatusMapper.toStatusException(error));
   }
 

@@ -149,6 +149,11 @@ public final class MetaState {
     return best;
   }
 
+  /** How many live streams each shard hosts (element {@code i} counts shard {@code i}); a fresh array. */
+  public long[] shardStreamCounts() {
+    return shardStreamCounts.clone();
+  }
+
   /** How many live streams {@code shard} hosts. */
   public long shardStreamCount(int shard) {
     return shardStreamCounts[shard];

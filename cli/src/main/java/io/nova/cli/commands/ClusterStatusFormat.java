@@ -1,0 +1,154 @@
+package io.nova.cli.commands;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nova.client.ClusterStatus;
+import io.nova.client.GroupStatus;
+import io.nova.client.NodeStatus;
+import io.nova.client.ReplicaStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The two forms {@code nova cluster status} prints: aligned tables for people, JSON for scripts (its
+ * field names are documented in docs/cli.md). Stateless.
+ */
+final class ClusterStatusFormat {
+
+  private ClusterStatusFormat() {}
+
+  /**
+   * The JSON form. Field names are stable (scripts depend on them); new fields may be added. An
+   * unknown number is {@code null}.
+   */
+  static ObjectNode json(ClusterStatus status) {
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    root.put("answered_by", status.answeredBy());
+    ArrayNode nodes = root.putArray("nodes");
+    for (NodeStatus n : status.nodes()) {
+      nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
+          .put("api_address", n.apiAddress()).put("reachable", n.reachable()).put("up", n.up())
+          .put("version", n.version());
+    }
+    ArrayNode groups = root.putArray("groups");
+    for (GroupStatus g : status.groups()) {
+      ObjectNode o = groups.addObject().put("name", g.name()).put("group_id", g.groupId());
+      g.replicas().forEach(o.putArray("replicas")::add);
+      o.put("leader", g.leader()).put("term", g.term()).put("commit_index", g.commitIndex())
+          .put("applied_index", g.appliedIndex());
+      putOptional(o, "stream_count", g.streamCount());
+      ArrayNode rs = o.putArray("replica_status");
+      for (ReplicaStatus r : g.replicaStatus()) {
+        ObjectNode ro = rs.addObject().put("node_id", r.nodeId()).put("up", r.up()).put("role", r.role())
+            .put("term", r.term()).put("commit_index", r.commitIndex()).put("applied_index", r.appliedIndex());
+        putOptional(ro, "match_index", r.matchIndex());
+        putOptional(ro, "lag", r.lag());
+      }
+    }
+    return root;
+  }
+
+  private static void putOptional(ObjectNode o, String field, OptionalLong value) {
+    if (value.isPresent()) {
+      o.put(field, value.getAsLong());
+    } else {
+      o.putNull(field);
+    }
+  }
+
+  static String tables(ClusterStatus status, boolean withReplicas) {
+    List<List<String>> nodes = new ArrayList<>();
+    nodes.add(List.of("NODE", "STATUS", "VERSION", "API", "RAFT"));
+    for (NodeStatus n : status.nodes()) {
+      nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
+          n.raftAddress()));
+    }
+    Set<String> upNodes = status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId)
+        .collect(Collectors.toSet());
+    List<List<String>> groups = new ArrayList<>();
+    groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
+    for (GroupStatus g : status.groups()) {
+      groups.add(List.of(g.name(), g.leader().isEmpty() ? "NONE" : g.leader(), Long.toString(g.term()),
+          Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
+          g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-",
+          replicaSummary(g, upNodes)));
+    }
+    String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
+    if (withReplicas) {
+      out += "\n" + table(replicaRows(status, upNodes));
+    }
+    return out.stripTrailing();
+  }
+
+  /** {@code up}; {@code down}; {@code raft-only} when its Raft port answers but its API does not. */
+  static String nodeState(NodeStatus n) {
+    return n.up() ? "up" : n.reachable() ? "raft-only" : "down";
+  }
+
+  /** The largest lag among the replicas that answered, or "-" when none did. */
+  private static String maxLag(GroupStatus g) {
+    OptionalLong max = g.replicaStatus().stream().map(ReplicaStatus::lag).filter(OptionalLong::isPresent)
+        .mapToLong(OptionalLong::getAsLong).max();
+    return max.isPresent() ? Long.toString(max.getAsLong()) : "-";
+  }
+
+  /**
+   * Each replica's id, with "(down)" when its node did not answer, "(starting)" when the node answered
+   * without this replica (it is still opening it), and "(lag N)" when it lags.
+   */
+  private static String replicaSummary(GroupStatus g, Set<String> upNodes) {
+    if (g.replicaStatus().isEmpty()) {
+      return String.join(" ", g.replicas());
+    }
+    List<String> parts = new ArrayList<>();
+    for (ReplicaStatus r : g.replicaStatus()) {
+      long lag = r.lag().orElse(0);
+      parts.add(r.nodeId() + (!r.up() ? "(" + absentState(r, upNodes) + ")" : lag > 0 ? "(lag " + lag + ")" : ""));
+    }
+    return String.join(" ", parts);
+  }
+
+  /** Why a replica reported nothing: its node is down, or its node is up and still starting it. */
+  private static String absentState(ReplicaStatus r, Set<String> upNodes) {
+    return upNodes.contains(r.nodeId()) ? "starting" : "down";
+  }
+
+  private static List<List<String>> replicaRows(ClusterStatus status, Set<String> upNodes) {
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG"));
+    for (GroupStatus g : status.groups()) {
+      for (ReplicaStatus r : g.replicaStatus()) {
+        rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : absentState(r, upNodes),
+            r.up() ? Long.toString(r.term()) : "-", r.up() ? Long.toString(r.commitIndex()) : "-",
+            r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag())));
+      }
+    }
+    return rows;
+  }
+
+  private static String text(OptionalLong value) {
+    return value.isPresent() ? Long.toString(value.getAsLong()) : "-";
+  }
+
+  /** Left-aligned columns separated by two spaces. */
+  static String table(List<List<String>> rows) {
+    int[] widths = new int[rows.get(0).size()];
+    for (List<String> row : rows) {
+      for (int i = 0; i < row.size(); i++) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (List<String> row : rows) {
+      for (int i = 0; i < row.size(); i++) {
+        sb.append(i == row.size() - 1 ? row.get(i) : String.format("%-" + widths[i] + "s  ", row.get(i)));
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,87 @@
+package io.nova.cli.commands;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.nova.client.ClusterStatus;
+import io.nova.client.GroupStatus;
+import io.nova.client.NodeStatus;
+import io.nova.client.ReplicaStatus;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Proves how {@code nova cluster status} prints a degraded cluster, without a cluster: the documented
+ * JSON field names with {@code null} for what is unknown, and aligned tables that show a down node, a
+ * group without a leader, a lagging replica and one its (up) node is still starting.
+ */
+class ClusterStatusFormatTest {
+
+  static final ClusterStatus DEGRADED = new ClusterStatus("n1",
+      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0"),
+          new NodeStatus("n2", "h:7802", "h:7702", true, false, ""),
+          new NodeStatus("n3", "h:7803", "h:7703", false, false, "")),
+      List.of(
+          new GroupStatus("meta", "uuid-m", List.of("n1", "n2", "n3"), "n1", 4, 20, 20, List.of(
+              new ReplicaStatus("n1", true, "leader", 4, 20, 20, OptionalLong.empty(), OptionalLong.of(0)),
+              new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.of(17), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.empty()),
+          new GroupStatus("shard-0", "uuid-0", List.of("n1", "n2", "n3"), "", 7, 105, 100, List.of(
+              new ReplicaStatus("n1", true, "candidate", 7, 105, 100, OptionalLong.empty(), OptionalLong.of(5)),
+              new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.of(12)),
+          new GroupStatus("shard-1", "uuid-1", List.of("n1", "n2", "n3"), "", 0, 0, 0, List.of(
+              new ReplicaStatus("n1", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.of(0))));
+
+  @Test
+  void jsonHasTheDocumentedFieldsAndNullForUnknownNumbers() {
+    JsonNode json = ClusterStatusFormat.json(DEGRADED);
+    assertThat(json.get("answered_by").asText()).isEqualTo("n1");
+    JsonNode n2 = json.get("nodes").get(1);
+    assertThat(n2.fieldNames()).toIterable()
+        .containsExactly("node_id", "raft_address", "api_address", "reachable", "up", "version");
+    assertThat(n2.get("up").asBoolean()).isFalse();
+    assertThat(n2.get("reachable").asBoolean()).isTrue();
+    JsonNode meta = json.get("groups").get(0);
+    assertThat(meta.fieldNames()).toIterable().containsExactly("name", "group_id", "replicas", "leader", "term",
+        "commit_index", "applied_index", "stream_count", "replica_status");
+    assertThat(meta.get("stream_count").isNull()).isTrue();
+    JsonNode down = meta.get("replica_status").get(1);
+    assertThat(down.fieldNames()).toIterable().containsExactly("node_id", "up", "role", "term", "commit_index",
+        "applied_index", "match_index", "lag");
+    assertThat(down.get("match_index").asLong()).isEqualTo(17);
+    assertThat(down.get("lag").isNull()).isTrue();
+    assertThat(json.get("groups").get(1).get("stream_count").asLong()).isEqualTo(12);
+  }
+
+  @Test
+  void tablesShowDownNodesMissingLeadersAndLag() {
+    String text = ClusterStatusFormat.tables(DEGRADED, true);
+    List<String> lines = text.lines().toList();
+    assertThat(lines.get(0)).isEqualTo("answered by n1");
+    assertThat(lines).contains(
+        "NODE  STATUS     VERSION  API     RAFT",
+        "n1    up         1.0.0    h:7701  h:7801",
+        "n2    raft-only  -        h:7702  h:7802",
+        "n3    down       -        h:7703  h:7803",
+        "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
+        "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
+        "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
+        "shard-1  NONE    0     0       0        -        0        n1(starting) n2(down) n3(down)",
+        "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG",
+        "meta     n2       down       -     -       -        17     -",
+        "shard-0  n1       candidate  7     105     100      -      5",
+        "shard-1  n1       starting   -     -       -        -      -");
+  }
+
+  @Test
+  void withoutReplicasThereIsNoReplicaTable() {
+    assertThat(ClusterStatusFormat.tables(DEGRADED, false)).doesNotContain("REPLICA ");
+  }
+}

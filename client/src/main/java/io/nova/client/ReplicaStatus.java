@@ -1,0 +1,30 @@
+package io.nova.client;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * One replica of a group: what its node reported about it, plus the leader's record of it. Immutable.
+ *
+ * @param nodeId the node holding the replica
+ * @param up whether the node answered and reported this replica; when false only {@code nodeId} and
+ *     {@code matchIndex} are meaningful
+ * @param role "leader", "follower", "candidate", "listener", or "" when not up
+ * @param term the replica's current term
+ * @param commitIndex the commit index the replica knows
+ * @param appliedIndex the last log index its state machine applied
+ * @param matchIndex the highest log index the leader knows this replica holds; empty for the leader
+ *     itself and when the leader did not answer
+ * @param lag the group's commit index minus {@code appliedIndex}, at least 0; empty when not up
+ */
+public record ReplicaStatus(String nodeId, boolean up, String role, long term, long commitIndex,
+        long appliedIndex, OptionalLong matchIndex, OptionalLong lag) {
+
+    /** Rejects nulls. */
+    public ReplicaStatus {
+        Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(role, "role");
+        Objects.requireNonNull(matchIndex, "matchIndex");
+        Objects.requireNonNull(lag, "lag");
+    }
+}
