@@ -10,12 +10,14 @@ import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.dataplane.DataPlaneService;
+import io.nova.gateway.http.HttpServer;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -27,8 +29,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running Nova node: its Raft server with every group placed on it ({@link NovaNode}) and its gRPC
- * gateway, which serves any call for any stream by routing it to the stream's group leader.
+ * One running Nova node: its Raft server with every group placed on it ({@link NovaNode}) and its
+ * gateway, which serves any call for any stream by routing it to the stream's group leader: gRPC on the
+ * node's {@code api-address} and HTTP/JSON ({@link HttpServer}) on its {@code http-address}.
  *
  * <p>Thread-safe. {@link #close()} stops the gateway first (in-flight calls end with UNAVAILABLE), then
  * the Raft server.
@@ -59,9 +62,10 @@ public final class NovaServer implements AutoCloseable {
   private final ScheduledExecutorService sessionExecutor;
   private final ExecutorService sessionWriters;
   private final Server grpc;
+  private final HttpServer http;
 
   private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, ExecutorService rpcExecutor,
-      ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters, Server grpc) {
+      ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters, Server grpc, HttpServer http) {
     this.config = config;
     this.node = node;
     this.groups = groups;
@@ -69,6 +73,7 @@ public final class NovaServer implements AutoCloseable {
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
     this.grpc = grpc;
+    this.http = http;
   }
 
   /**
@@ -88,15 +93,16 @@ public final class NovaServer implements AutoCloseable {
     ExecutorService sessionWriters = pool("nova-session-writer-" + config.nodeId(), SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
+    DataPlane dataPlane = new DataPlane(router, clock);
+    ControlPlane controlPlane = new ControlPlane(router);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)
         .maxInboundMessageSize(8 * 1024 * 1024)
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
         .permitKeepAliveTime(KEEPALIVE_PERMIT_SECS, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true)
-        .addService(new DataPlaneService(new DataPlane(router, clock), sessionExecutor, sessionWriters,
-            clock))
-        .addService(new ControlPlaneService(new ControlPlane(router), status::read))
+        .addService(new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, clock))
+        .addService(new ControlPlaneService(controlPlane, status::read))
         .build();
     try {
       grpc.start();
@@ -108,8 +114,22 @@ public final class NovaServer implements AutoCloseable {
       sessionWriters.shutdownNow();
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
     }
-    LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
-    return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc);
+    HostPort httpAddress = HostPort.parse(config.self().httpAddress(), "http-address");
+    HttpServer http;
+    try {
+      http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
+          config.nodeId(), dataPlane, controlPlane, node::readiness, clock, List.of());
+    } catch (IOException e) {
+      grpc.shutdownNow();
+      groups.close();
+      node.close();
+      executor.shutdownNow();
+      sessionExecutor.shutdownNow();
+      sessionWriters.shutdownNow();
+      throw e;
+    }
+    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {}", config.nodeId(), api, httpAddress);
+    return new NovaServer(config, node, groups, executor, sessionExecutor, sessionWriters, grpc, http);
   }
 
   private static ExecutorService pool(String name, int threads) {
@@ -161,6 +181,11 @@ public final class NovaServer implements AutoCloseable {
     return grpc.getPort();
   }
 
+  /** The port the HTTP/JSON API listens on. */
+  public int httpPort() {
+    return http.port();
+  }
+
   /** Blocks until {@link #close()} has stopped the gateway. */
   public void awaitTermination() throws InterruptedException {
     grpc.awaitTermination();
@@ -169,6 +194,7 @@ public final class NovaServer implements AutoCloseable {
   /** Stops the gateway and the Raft server; idempotent. */
   @Override
   public void close() {
+    http.close();
     grpc.shutdown();
     try {
       if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {
