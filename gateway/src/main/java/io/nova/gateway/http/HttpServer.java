@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * gRPC services use, plus {@code /health} and {@code /ready}.
  *
  * <p>Bounds: {@value #THREADS_MAX} request threads (a blocked call, such as a read waiting for a record,
- * holds one) with at most {@value #QUEUE_MAX} requests queued for them; request bodies of at most
+ * holds one); at most {@value #CONNECTIONS_MAX} open connections (further ones wait in the accept
+ * backlog), which with HTTP/1.1's one request at a time per connection bounds the requests queued for a
+ * thread; request bodies of at most
  * {@value #REQUEST_BODY_BYTES_MAX} bytes (413 beyond); {@value SseSessions#SESSIONS_MAX} SSE sessions on
  * their own threads (429 beyond). Errors are answered by {@link ErrorMapper} only. Thread-safe;
  * {@link #close()} ends SSE sessions, then stops the server.
@@ -39,8 +41,8 @@ public final class HttpServer implements AutoCloseable {
   /** Request threads; each blocked call (an append committing, a read waiting) holds one. */
   static final int THREADS_MAX = 128;
   static final int THREADS_MIN = 4;
-  /** Requests waiting for a thread; beyond it Jetty refuses connections. */
-  static final int QUEUE_MAX = 1_000;
+  /** Open client connections; the next one is accepted when one closes. */
+  static final int CONNECTIONS_MAX = 1_000;
   static final int THREAD_IDLE_MS = 60_000;
   /**
    * How long a connection may be silent, in ms: above the longest read wait (60 s) so a long poll is
@@ -72,8 +74,8 @@ public final class HttpServer implements AutoCloseable {
         new OpenApiRoutes()));
     groups.addAll(extra);
     ServerConnector[] connector = new ServerConnector[1];
-    QueuedThreadPool threads = new QueuedThreadPool(THREADS_MAX, THREADS_MIN, THREAD_IDLE_MS,
-        new BlockingArrayQueue<>(QUEUE_MAX));
+    // Jetty wants its job queue unbounded; the connection limit below bounds what can wait in it.
+    QueuedThreadPool threads = new QueuedThreadPool(THREADS_MAX, THREADS_MIN, THREAD_IDLE_MS);
     threads.setName("nova-http-" + nodeId);
     threads.setDaemon(true);
     Javalin app = Javalin.create(config -> {
@@ -88,6 +90,7 @@ public final class HttpServer implements AutoCloseable {
         c.setHost(bindHost);
         c.setPort(port);
         c.setIdleTimeout(CONNECTION_IDLE_MS);
+        server.addBean(new NetworkConnectionLimit(CONNECTIONS_MAX, c));
         connector[0] = c;
         return c;
       });

@@ -1,8 +1,9 @@
 package io.nova.gateway.http;
 
-import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -51,25 +52,39 @@ final class Json {
         throw malformed("the request body is JSON null; send a JSON object");
       }
       return value;
-    } catch (UnrecognizedPropertyException e) {
-      String field = path(e);
-      throw ApiError.invalidArgument(field, "a documented field",
-          "unknown field \"" + field + "\"; see GET /v1/openapi.json for the fields of this request");
-    } catch (InputCoercionException e) {
-      // A number too large for its field, reported by the parser (no field path available).
-      throw ApiError.invalidArgument("body", "integers below 2^63",
-          "a number in the request body is out of range: " + e.getOriginalMessage());
-    } catch (JsonParseException e) {
-      throw malformed("the request body is not valid JSON: " + e.getOriginalMessage() + " at line "
-          + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
-    } catch (JsonMappingException e) {
-      String field = path(e);
-      throw ApiError.invalidArgument(field.isEmpty() ? "body" : field, "the documented type",
-          (field.isEmpty() ? "the request body" : "field \"" + field + "\"") + " has the wrong type or value: "
-              + e.getOriginalMessage());
+    } catch (JsonProcessingException e) {
+      throw translate(e);
     } catch (IOException e) {
       throw malformed("the request body could not be read: " + e.getMessage());
     }
+  }
+
+  /** The 400 for a parse failure: syntax is {@code malformed_json}, a bad value names its field. */
+  private static ApiError translate(JsonProcessingException e) {
+    JsonProcessingException root = e;
+    // A syntax error inside a value arrives wrapped in a mapping error: the syntax error is what counts.
+    while (root instanceof JsonMappingException && root.getCause() instanceof JsonProcessingException cause) {
+      root = cause;
+    }
+    if (root instanceof UnrecognizedPropertyException u) {
+      String field = path(u);
+      return ApiError.invalidArgument(field, "a documented field",
+          "unknown field \"" + field + "\"; see GET /v1/openapi.json for the fields of this request");
+    }
+    if (root instanceof InputCoercionException) {
+      String field = e instanceof JsonMappingException m ? path(m) : "";
+      return ApiError.invalidArgument(field.isEmpty() ? "body" : field, "an integer in 0..2^63-1",
+          "a number in the request body is out of range: " + root.getOriginalMessage());
+    }
+    if (root instanceof StreamReadException syntax) {
+      JsonLocation at = syntax.getLocation();
+      return malformed("the request body is not valid JSON: " + syntax.getOriginalMessage()
+          + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()));
+    }
+    String field = root instanceof JsonMappingException m ? path(m) : "";
+    return ApiError.invalidArgument(field.isEmpty() ? "body" : field, "the documented type",
+        (field.isEmpty() ? "the request body" : "field \"" + field + "\"") + " has the wrong type or value: "
+            + root.getOriginalMessage());
   }
 
   private static ApiError malformed(String message) {
