@@ -186,6 +186,11 @@ public final class NovaServer implements AutoCloseable {
     return http.port();
   }
 
+  /** The HTTP/JSON API server (for status and tests). */
+  public HttpServer http() {
+    return http;
+  }
+
   /** Blocks until {@link #close()} has stopped the gateway. */
   public void awaitTermination() throws InterruptedException {
     grpc.awaitTermination();

@@ -125,6 +125,11 @@ public final class HttpServer implements AutoCloseable {
     return connector.getLocalPort();
   }
 
+  /** SSE read sessions open now (each holds one of {@value SseSessions#SESSIONS_MAX} session threads). */
+  public int sseSessionsOpen() {
+    return sessions.open();
+  }
+
   /** Ends every SSE session and stops the server; idempotent. */
   @Override
   public void close() {

@@ -16,12 +16,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proves the SSE read session over real HTTP against a real 3-node cluster: it shows records another
- * client appends as they commit, heartbeats while idle, ends at its count; it follows the stream across a
+ * client appends as they commit, heartbeats while idle, ends at its count and frees its thread when the
+ * client disconnects; it follows the stream across a
  * stop and restart of the shard leader with no gap and no repeat; and a reconnect with Last-Event-ID
  * resumes right after the last event received.
  */
@@ -53,7 +55,11 @@ class HttpSseTest {
           assertThat(json(e).get("body").asText()).isEqualTo("e" + i);
         }
         assertThat(json(sse.nextOf("heartbeat", EVENT_TIMEOUT)).get("tail").get("seq_num").asLong()).isEqualTo(20);
+        assertThat(cluster.server("n3").http().sseSessionsOpen()).isEqualTo(1);
       }
+      // The client went away: the session notices at its next heartbeat and frees its thread.
+      Awaitility.await().atMost(Duration.ofSeconds(10))
+          .until(() -> cluster.server("n3").http().sseSessionsOpen() == 0);
       try (SseStream counted = SseStream.open(reader.client(), reader.base() + records + "?tail_offset=3&count=2")) {
         assertThat(counted.nextOf("record", EVENT_TIMEOUT).id()).isEqualTo("17");
         assertThat(counted.nextOf("record", EVENT_TIMEOUT).id()).isEqualTo("18");

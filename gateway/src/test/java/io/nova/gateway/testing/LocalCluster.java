@@ -101,6 +101,15 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
+  /** A running node's server. */
+  public synchronized NovaServer server(String nodeId) {
+    NovaServer server = running.get(nodeId);
+    if (server == null) {
+      throw new IllegalStateException(nodeId + " is not running");
+    }
+    return server;
+  }
+
   public NodeConfig config(String nodeId) {
     return configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow();
   }
