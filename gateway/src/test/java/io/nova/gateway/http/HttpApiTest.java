@@ -325,6 +325,49 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(9)
+  void oddInputNeverAnswers500AndAlwaysJson() {
+    String s = newStream("odd");
+    append(s, "{\"records\":[{\"body\":\"a\"}]}");
+    String deep = "[".repeat(5000) + "]".repeat(5000);
+    List<String[]> cases = List.of(
+        new String[] {"POST", "/v1/basins", "{\"basin\":null}"},
+        new String[] {"POST", "/v1/basins", "\"demo\""},
+        new String[] {"POST", "/v1/basins", "null"},
+        new String[] {"POST", "/v1/basins", deep},
+        new String[] {"POST", s + "/records", "{\"records\":[null]}"},
+        new String[] {"POST", s + "/records", "{\"records\":[1]}"},
+        new String[] {"POST", s + "/records", "{\"records\":{}}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"headers\":[null]}]}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"headers\":\"x\"}]}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"timestamp\":-5}]}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"timestamp\":\"x\"}]}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":99999999999999999999999}"},
+        new String[] {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}]} trailing"},
+        new String[] {"POST", s + "/records", deep},
+        new String[] {"PUT", s + "/fence", "{\"fencing_token\":[]}"},
+        new String[] {"GET", s + "/records?count=99999999999999999999", null},
+        new String[] {"GET", s + "/records?seq_num=1&seq_num=2", null},
+        new String[] {"GET", s + "/records?tail_offset=-1", null},
+        new String[] {"GET", "/v1/basins/%20", null},
+        new String[] {"GET", "/v1/basins/" + "a".repeat(300), null},
+        new String[] {"GET", "/v1/basins/api/streams/" + "s".repeat(300), null},
+        new String[] {"GET", "/v1/basins/api/streams/a%2Fb/records", null},
+        new String[] {"DELETE", "/v1/basins/api/streams/%2e%2e", null});
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.send(c[0], c[1], c[2]);
+      String what = c[0] + " " + c[1].substring(0, Math.min(80, c[1].length())) + " "
+          + (c[2] == null ? "" : c[2].substring(0, Math.min(80, c[2].length()))) + " -> " + a;
+      assertThat(a.status()).as(what).isBetween(400, 499);
+      assertThat(a.json().get("code").asText()).as(what).isNotBlank();
+    }
+    HttpCalls.Answer bigId = http.get(s + "/records", "Accept", "text/event-stream",
+        "Last-Event-ID", Long.toString(Long.MAX_VALUE));
+    assertThat(bigId.status()).isEqualTo(400);
+    assertThat(tail(s)).isEqualTo(1);
+  }
+
+  @Test
   @Order(100)
   void withTheMajorityDownCallsAreUnavailableWithRetryAfter() {
     String s = newStream("down");
