@@ -12,7 +12,7 @@ import java.util.OptionalInt;
  * as the JSON object {@code {"code": ..., "message": ..., <fields>}} by {@link ErrorMapper}; the table of
  * codes is in docs/http-api.md. Immutable.
  */
-public final class ApiError extends RuntimeException {
+final class ApiError extends RuntimeException {
 
   private final int status;
   private final String code;
