@@ -12,6 +12,8 @@ import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.dataplane.DataPlaneService;
+import io.nova.gateway.http.HttpServer;
+import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
@@ -20,6 +22,7 @@ import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,8 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running Nova node: its Raft server with every group placed on it ({@link NovaNode}) and its gRPC
- * gateway, which serves any call for any stream by routing it to the stream's group leader.
+ * One running Nova node: its Raft server with every group placed on it ({@link NovaNode}) and its
+ * gateway, which serves any call for any stream by routing it to the stream's group leader: gRPC on the
+ * node's {@code api-address} and HTTP/JSON ({@link HttpServer}) on its {@code http-address}.
  *
  * <p>Thread-safe. {@link #close()} stops the gateway first (in-flight calls end with UNAVAILABLE), then
  * the Raft server.
@@ -64,10 +68,11 @@ public final class NovaServer implements AutoCloseable {
   private final ExecutorService sessionWriters;
   private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
+  private final HttpServer http;
 
   private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, PeerNodeInfo peerNodeInfo,
       ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters,
-      Server grpc) {
+      Server grpc, HttpServer http) {
     this.config = config;
     this.node = node;
     this.groups = groups;
@@ -76,6 +81,7 @@ public final class NovaServer implements AutoCloseable {
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
     this.grpc = grpc;
+    this.http = http;
   }
 
   /**
@@ -104,29 +110,46 @@ public final class NovaServer implements AutoCloseable {
         SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
+    DataPlane dataPlane = new DataPlane(router, clock, node.metrics().dataPlane());
+    ControlPlane controlPlane = new ControlPlane(router);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)
         .maxInboundMessageSize(8 * 1024 * 1024)
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
         .permitKeepAliveTime(KEEPALIVE_PERMIT_SECS, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true)
-        .addService(new DataPlaneService(new DataPlane(router, clock, node.metrics().dataPlane()),
-            sessionExecutor, sessionWriters, clock))
-        .addService(new ControlPlaneService(new ControlPlane(router), status::read, nodeInfo::read))
+        .addService(new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, clock))
+        .addService(new ControlPlaneService(controlPlane, status::read, nodeInfo::read))
         .build();
     try {
       grpc.start();
     } catch (IOException e) {
-      peerNodeInfo.close();
-      groups.close();
-      node.close();
-      executor.shutdownNow();
-      sessionExecutor.shutdownNow();
-      sessionWriters.shutdownNow();
+      Runnable[] closers = {peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
+          sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
+      closeAll(closers);
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
     }
-    LOG.info("node {} serving the gRPC API on {}", config.nodeId(), api);
-    return new NovaServer(config, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters, grpc);
+    HostPort httpAddress = HostPort.parse(config.self().httpAddress(), "http-address");
+    HttpServer http;
+    try {
+      http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
+          config.nodeId(), dataPlane, controlPlane, node::readiness, clock,
+          List.of(new MetricsRoutes(node.metrics().exposition())));
+    } catch (IOException e) {
+      Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
+          executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
+      closeAll(closers);
+      throw e;
+    }
+    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {}", config.nodeId(), api, httpAddress);
+    return new NovaServer(config, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters, grpc, http);
+  }
+
+  /** Releases what a failed start had opened, in order. */
+  private static void closeAll(Runnable[] closers) {
+    for (Runnable closer : closers) {
+      closer.run();
+    }
   }
 
   /** A pool whose threads log as {@code nodeId}'s. */
@@ -187,6 +210,16 @@ public final class NovaServer implements AutoCloseable {
     return grpc.getPort();
   }
 
+  /** The port the HTTP/JSON API listens on. */
+  public int httpPort() {
+    return http.port();
+  }
+
+  /** The HTTP/JSON API server (for status and tests). */
+  public HttpServer http() {
+    return http;
+  }
+
   /** Blocks until {@link #close()} has stopped the gateway. */
   public void awaitTermination() throws InterruptedException {
     grpc.awaitTermination();
@@ -201,6 +234,7 @@ public final class NovaServer implements AutoCloseable {
   }
 
   private void closeInScope() {
+    http.close();
     grpc.shutdown();
     try {
       if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {

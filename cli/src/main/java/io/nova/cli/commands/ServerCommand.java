@@ -36,7 +36,8 @@ public final class ServerCommand implements Callable<Integer> {
     Thread hook = new Thread(server::close, "nova-server-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     main.err().println("nova: node " + nodeConfig.nodeId() + " serving on "
-        + nodeConfig.self().apiAddress() + " (raft " + nodeConfig.self().raftAddress()
+        + nodeConfig.self().apiAddress() + " (http " + nodeConfig.self().httpAddress()
+        + ", raft " + nodeConfig.self().raftAddress()
         + ", data " + nodeConfig.dataDir() + ")");
     server.awaitTermination();
     return ExitCodes.OK;

@@ -11,6 +11,10 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  * stdout and stderr appended to {@code node.log}.
  *
  * <p>Lifecycle: {@link #runUntilStopped()} checks the ports, writes the configurations, starts the nodes,
- * waits (bounded) until the cluster answers by creating the basin {@code demo}, prints where everything
- * is and then waits for the nodes. A shutdown hook (Ctrl-C, SIGTERM) and {@link #close()} stop every
+ * waits (bounded) until every node answers 200 on its HTTP {@code /ready} and the cluster creates the
+ * basin {@code demo}, prints where everything is and then waits for the nodes. A shutdown hook (Ctrl-C, SIGTERM) and {@link #close()} stop every
  * child: SIGTERM first, then a forced kill after {@link #STOP_GRACE}. A node that dies is reported once
  * and not restarted.
  *
@@ -105,6 +110,7 @@ public final class DevCluster implements AutoCloseable {
       var self = config.self();
       checkPortFree(self.apiAddress(), "API port of node " + self.id());
       checkPortFree(self.raftAddress(), "Raft port of node " + self.id());
+      checkPortFree(self.httpAddress(), "HTTP port of node " + self.id());
     }
   }
 
@@ -152,11 +158,15 @@ public final class DevCluster implements AutoCloseable {
     return command;
   }
 
-  /** Polls (with backoff, bounded by the ready timeout) until the cluster creates the demo basin. */
+  /**
+   * Polls (with backoff, bounded by the ready timeout) until every node's {@code /ready} answers 200
+   * (its groups run and know their leaders) and then the cluster creates the demo basin.
+   */
   private void awaitReady() throws StartFailure, InterruptedException {
     long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
     Duration backoff = POLL_BACKOFF_MIN;
     String lastError = "no answer yet";
+    HttpClient http = HttpClient.newBuilder().connectTimeout(POLL_REQUEST_TIMEOUT).build();
     try (NovaClient client = NovaClient.builder().endpoints(plan.endpoints())
         .requestTimeout(POLL_REQUEST_TIMEOUT).retryBudget(Duration.ZERO).build()) {
       while (true) {
@@ -166,13 +176,18 @@ public final class DevCluster implements AutoCloseable {
                 + node.process().exitValue() + "; see " + node.log());
           }
         }
-        try {
-          client.createBasin(DEMO_BASIN);
-          return;
-        } catch (AlreadyExistsException e) {
-          return;
-        } catch (NovaException e) {
-          lastError = ExitCodes.message(e);
+        Optional<String> notReady = firstNotReady(http);
+        if (notReady.isPresent()) {
+          lastError = notReady.get();
+        } else {
+          try {
+            client.createBasin(DEMO_BASIN);
+            return;
+          } catch (AlreadyExistsException e) {
+            return;
+          } catch (NovaException e) {
+            lastError = ExitCodes.message(e);
+          }
         }
         if (System.nanoTime() + backoff.toNanos() > deadlineNanos) {
           throw new StartFailure("the cluster did not answer within " + readyTimeout.toSeconds()
@@ -185,6 +200,23 @@ public final class DevCluster implements AutoCloseable {
     }
   }
 
+  /** The first node whose {@code /ready} does not answer 200, as a sentence; empty when all are ready. */
+  private Optional<String> firstNotReady(HttpClient http) throws InterruptedException {
+    for (Node node : nodes) {
+      String url = plan.httpUrl(node.config().nodeId()) + "/ready";
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(POLL_REQUEST_TIMEOUT)
+            .build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+          return Optional.of(url + " answered " + r.statusCode() + " " + r.body());
+        }
+      } catch (IOException e) {
+        return Optional.of(url + ": " + e);
+      }
+    }
+    return Optional.empty();
+  }
+
   private void printSummary() {
     out.println("Nova dev cluster ready: " + nodes.size() + (nodes.size() == 1 ? " node" : " nodes")
         + ", data in " + plan.dataDir());
@@ -192,7 +224,7 @@ public final class DevCluster implements AutoCloseable {
     for (Node node : nodes) {
       var self = node.config().self();
       out.println("  " + self.id() + "  pid " + node.process().pid() + "  api " + self.apiAddress()
-          + "  raft " + self.raftAddress() + "  log " + node.log());
+          + "  http " + plan.httpUrl(self.id()) + "  raft " + self.raftAddress() + "  log " + node.log());
     }
     out.println("basin: " + DEMO_BASIN);
     out.println();
@@ -201,6 +233,8 @@ public final class DevCluster implements AutoCloseable {
     out.println("  ./nova create-stream nova://demo/events");
     out.println("  printf 'hello\\nworld\\n' | ./nova append nova://demo/events");
     out.println("  ./nova read nova://demo/events");
+    out.println("  curl -s " + plan.httpUrl(nodes.get(0).config().nodeId())
+        + "/v1/basins/demo/streams/events/records/tail");
     out.println("Press Ctrl-C to stop every node.");
   }
 

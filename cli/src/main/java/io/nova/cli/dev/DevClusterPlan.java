@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The layout of a {@code nova dev} cluster: node {@code n<i>} (i from 1) serves its API on
- * {@code 127.0.0.1:770<i>} and Raft on {@code 127.0.0.1:780<i>}; its folder {@code DIR/n<i>} holds
- * {@code node.yaml}, {@code node.log} and the data folder {@code data}.
+ * The layout of a {@code nova dev} cluster: node {@code n<i>} (i from 1) serves its gRPC API on
+ * {@code 127.0.0.1:770<i>}, Raft on {@code 127.0.0.1:780<i>} and its HTTP API on {@code 127.0.0.1:790<i>};
+ * its folder {@code DIR/n<i>} holds {@code node.yaml}, {@code node.log} and the data folder {@code data}.
  *
  * @param dataDir the cluster's folder
  * @param configs one configuration per node, in id order
@@ -18,9 +18,12 @@ import java.util.stream.Collectors;
 public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   public static final String HOST = "127.0.0.1";
-  /** The default port base: node i listens for clients on base + i and for Raft on base + 100 + i. */
+  /**
+   * The default port base: node i listens for gRPC clients on base + i, for Raft on base + 100 + i and
+   * for HTTP clients on base + 200 + i.
+   */
   public static final int PORT_BASE_DEFAULT = 7700;
-  /** Keeps base + 100 + NODES_MAX a valid port. */
+  /** Keeps base + 200 + NODES_MAX a valid port. */
   public static final int PORT_BASE_MAX = 65_000;
   /** Keeps every port within its block of 100 and the machine usable. */
   public static final int NODES_MAX = 9;
@@ -34,7 +37,10 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     return of(nodes, dataDir, shards, PORT_BASE_DEFAULT);
   }
 
-  /** As {@link #of(int, Path, int)}, with node i on api port {@code portBase + i}, raft {@code portBase + 100 + i}. */
+  /**
+   * As {@link #of(int, Path, int)}, with node i on api port {@code portBase + i}, raft {@code portBase + 100 + i}
+   * and http {@code portBase + 200 + i}.
+   */
   public static DevClusterPlan of(int nodes, Path dataDir, int shards, int portBase) {
     if (portBase < 1024 || portBase > PORT_BASE_MAX) {
       throw new IllegalArgumentException("port base must be between 1024 and " + PORT_BASE_MAX + ", got " + portBase);
@@ -44,7 +50,8 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     }
     List<PeerAddress> peers = new ArrayList<>();
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, HOST + ":" + (portBase + 100 + i), HOST + ":" + (portBase + i)));
+      peers.add(new PeerAddress("n" + i, HOST + ":" + (portBase + 100 + i), HOST + ":" + (portBase + i),
+          HOST + ":" + (portBase + 200 + i)));
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
@@ -65,6 +72,12 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   public Path logFile(String nodeId) {
     return nodeDir(nodeId).resolve("node.log");
+  }
+
+  /** The base URL of a node's HTTP API, e.g. {@code http://127.0.0.1:7901}. */
+  public String httpUrl(String nodeId) {
+    return "http://" + configs.get(0).nodes().stream().filter(p -> p.id().equals(nodeId)).findFirst()
+        .orElseThrow().httpAddress();
   }
 
   /** The API addresses, comma-separated, for {@code --endpoints} or {@code NOVA_ENDPOINTS}. */

@@ -23,6 +23,8 @@ class DevClusterPlanTest {
     assertThat(plan.endpoints()).isEqualTo("127.0.0.1:7701,127.0.0.1:7702,127.0.0.1:7703");
     NodeConfig n2 = plan.configs().get(1);
     assertThat(n2.self().raftAddress()).isEqualTo("127.0.0.1:7802");
+    assertThat(n2.self().httpAddress()).isEqualTo("127.0.0.1:7902");
+    assertThat(plan.httpUrl("n1")).isEqualTo("http://127.0.0.1:7901");
     assertThat(n2.dataDir()).isEqualTo(dir.resolve("n2").resolve("data"));
     assertThat(n2.shardCount()).isEqualTo(4);
     assertThat(plan.configFile("n2")).isEqualTo(dir.resolve("n2/node.yaml"));
@@ -36,6 +38,7 @@ class DevClusterPlanTest {
     DevClusterPlan plan = DevClusterPlan.of(2, dir, 1, 9700);
     assertThat(plan.endpoints()).isEqualTo("127.0.0.1:9701,127.0.0.1:9702");
     assertThat(plan.configs().get(1).self().raftAddress()).isEqualTo("127.0.0.1:9802");
+    assertThat(plan.configs().get(1).self().httpAddress()).isEqualTo("127.0.0.1:9902");
     assertThatThrownBy(() -> DevClusterPlan.of(1, dir, 1, 80)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> DevClusterPlan.of(1, dir, 1, 65_400)).isInstanceOf(IllegalArgumentException.class);
   }

@@ -33,10 +33,10 @@ final class ProcessCluster implements AutoCloseable {
   /** Starts {@code nodes} node processes with {@code shards} shard groups under {@code dir}. */
   ProcessCluster(Path dir, String clusterName, int nodes, int shards) throws IOException {
     this.dir = dir;
-    List<Integer> ports = FreePorts.take(2 * nodes);
+    List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(2 * i - 2),
-          "127.0.0.1:" + ports.get(2 * i - 1)));
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(3 * i - 3),
+          "127.0.0.1:" + ports.get(3 * i - 2), "127.0.0.1:" + ports.get(3 * i - 1)));
     }
     for (PeerAddress p : peers) {
       configs.add(new NodeConfig(clusterName, p.id(), dir.resolve(p.id()).resolve("data"), shards,

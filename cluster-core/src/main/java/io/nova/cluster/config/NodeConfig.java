@@ -34,6 +34,7 @@ import java.util.Set;
  *   - id: n1
  *     raft-address: 127.0.0.1:7801
  *     api-address: 127.0.0.1:7701
+ *     http-address: 127.0.0.1:7901   # optional; default: the api-address host, port api port + 200
  * </pre>
  *
  * @param clusterName      names the cluster; Raft group ids derive from it. 1–64 of {@code [A-Za-z0-9_-]}.
@@ -45,7 +46,7 @@ import java.util.Set;
  * @param electionTimeoutMs the minimum Raft election timeout in milliseconds (the maximum is twice it),
  *                         100–60000. Default {@value #DEFAULT_ELECTION_TIMEOUT_MS}: failover in about 1–2 s.
  * @param nodes            every node of the cluster, 1–64, ids and addresses unique
- * @param bindHost         the interface this node's Raft and API listeners bind to; empty (the default)
+ * @param bindHost         the interface this node's Raft, API and HTTP listeners bind to; empty (the default)
  *                         binds each to the host of its configured address, so a loopback cluster is not
  *                         reachable from the network. {@code 0.0.0.0} binds every interface (containers).
  */
@@ -95,7 +96,8 @@ public record NodeConfig(
   private static void checkUnique(List<PeerAddress> nodes) {
     Set<String> seen = new HashSet<>();
     for (PeerAddress n : nodes) {
-      for (String key : List.of("id " + n.id(), "address " + n.raftAddress(), "address " + n.apiAddress())) {
+      for (String key : List.of("id " + n.id(), "address " + n.raftAddress(), "address " + n.apiAddress(),
+          "address " + n.httpAddress())) {
         if (!seen.add(key)) {
           throw new IllegalArgumentException("nodes list " + key + " twice; each must be unique");
         }
@@ -173,7 +175,7 @@ public record NodeConfig(
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
-      c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress())));
+      c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress())));
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
           c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost());
     }
@@ -188,7 +190,8 @@ public record NodeConfig(
           Path.of(dataDir),
           shardCount == null ? DEFAULT_SHARD_COUNT : shardCount,
           electionTimeoutMs == null ? DEFAULT_ELECTION_TIMEOUT_MS : electionTimeoutMs,
-          nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress())).toList(),
+          nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress()))
+              .toList(),
           bindHost == null ? "" : bindHost);
     }
   }
@@ -196,5 +199,6 @@ public record NodeConfig(
   private record YamlNode(
       @JsonProperty("id") String id,
       @JsonProperty("raft-address") String raftAddress,
-      @JsonProperty("api-address") String apiAddress) {}
+      @JsonProperty("api-address") String apiAddress,
+      @JsonProperty("http-address") String httpAddress) {}
 }

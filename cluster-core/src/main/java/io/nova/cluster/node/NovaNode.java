@@ -268,6 +268,33 @@ public final class NovaNode implements AutoCloseable {
     return Optional.ofNullable(groupsById.get(id));
   }
 
+  /**
+   * Whether this node can serve now: every group the layout places here has joined this node's Raft
+   * server, is running and knows its leader, and a group this node leads has applied its first entry
+   * of the term (its assignment cursor is initialised). On a 3-node cluster the meta group is among
+   * them. Cheap and local (no I/O); a follower trusts the leader id it last heard of, so a leader that
+   * just died still counts until the next election timeout.
+   */
+  public Readiness readiness() {
+    List<String> problems = new ArrayList<>();
+    for (GroupSpec spec : layout.groupsOn(config.nodeId())) {
+      Optional<RaftServer.Division> division = division(spec);
+      if (division.isEmpty()) {
+        problems.add(spec.name() + ": not joined on this node");
+        continue;
+      }
+      var info = division.get().getInfo();
+      if (!info.isAlive()) {
+        problems.add(spec.name() + ": not running");
+      } else if (info.getLeaderId() == null) {
+        problems.add(spec.name() + ": no known leader");
+      } else if (info.isLeader() && !info.isLeaderReady()) {
+        problems.add(spec.name() + ": leader elected here but not ready yet");
+      }
+    }
+    return Readiness.of(problems);
+  }
+
   @Override
   public void close() {
     metrics.close();

@@ -15,6 +15,7 @@ import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
+import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.CreateBasinResponse;
 import io.nova.proto.v1.CreateStreamRequest;
@@ -30,6 +31,7 @@ import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
 import io.nova.proto.v1.StreamInfo;
+import io.nova.statemachine.errors.Errors;
 
 /**
  * The control plane, independent of any transport: basins and streams live in the meta group; a
@@ -62,6 +64,19 @@ public final class ControlPlane {
   public ListBasinsResponse listBasins(ListBasinsRequest request) {
     RequestChecks.listLimit(request.getLimit());
     return queryMeta(MetaQuery.newBuilder().setListBasins(request)).getBasins();
+  }
+
+  /**
+   * One basin, by exact name: the first entry of a one-item page listed from its name as prefix (names
+   * sort, and a name sorts before every longer name it prefixes).
+   *
+   * @throws GatewayException NOT_FOUND when no basin has that name, INVALID_ARGUMENT for a bad name
+   */
+  public BasinInfo getBasin(String basin) {
+    RequestChecks.basinName(basin);
+    ListBasinsResponse page = listBasins(ListBasinsRequest.newBuilder().setPrefix(basin).setLimit(1).build());
+    return page.getBasinsList().stream().filter(b -> b.getName().equals(basin)).findFirst()
+        .orElseThrow(() -> new GatewayException(Errors.notFound("basin", basin)));
   }
 
   public DeleteBasinResponse deleteBasin(DeleteBasinRequest request) {

@@ -18,7 +18,13 @@ import io.nova.client.errors.FencedOutException;
 import io.nova.client.errors.SequenceMismatchException;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.NovaServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsTest {
 
   private static final Duration SETTLE = Duration.ofSeconds(30);
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   ClusterFixture fx;
   NovaClient client;
@@ -62,8 +69,25 @@ class MetricsTest {
   }
 
   /** One node's Prometheus exposition: what {@code GET /metrics} on that node serves. */
+  /** GET /metrics from the node's HTTP server, as a Prometheus server would scrape it. */
   static String scrapePrometheus(NovaServer server) {
-    return server.metrics().exposition().prometheusText();
+    return httpGet(server, "/metrics", "text/plain");
+  }
+
+  static String httpGet(NovaServer server, String path, String contentType) {
+    try {
+      HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.httpPort() + path)).timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as("GET " + path).isEqualTo(200);
+      assertThat(answer.headers().firstValue("Content-Type").orElse("")).startsWith(contentType);
+      return answer.body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The samples of a Prometheus text exposition: {@code name{labels}} to value. */
@@ -258,7 +282,7 @@ class MetricsTest {
       assertThat(mbeans.queryNames(new ObjectName(domain + ":*"), null)).hasSizeGreaterThan(20);
 
       Map<String, Double> prometheus = samples(scrapePrometheus(server));
-      JsonNode registry = json.readTree(server.metrics().exposition().json());
+      JsonNode registry = json.readTree(httpGet(server, "/metrics?format=json", "application/json"));
       long batches = (long) mbeans.getAttribute(
           new ObjectName(domain + ":name=nova.append.batches,type=meters"), "Count");
       assertThat(batches).isEqualTo(prometheus.get("nova_append_batches_total").longValue())

@@ -6,6 +6,10 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.NovaServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +22,7 @@ import org.awaitility.Awaitility;
 
 /**
  * An in-JVM Nova cluster for tests: every node is a real {@link NovaServer} (Ratis over gRPC, RocksDB
- * stores in real folders, the gateway on a real socket), all on loopback with free ports. Nodes can be
+ * stores in real folders, the gRPC and HTTP gateways on real sockets), all on loopback with free ports. Nodes can be
  * stopped and restarted on their data folders to simulate crashes and restarts.
  */
 public final class LocalCluster implements AutoCloseable {
@@ -33,10 +37,10 @@ public final class LocalCluster implements AutoCloseable {
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
-    List<Integer> ports = FreePorts.take(2 * nodes);
+    List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(2 * i - 2),
-          "127.0.0.1:" + ports.get(2 * i - 1)));
+      peers.add(new PeerAddress("n" + i, "127.0.0.1:" + ports.get(3 * i - 3),
+          "127.0.0.1:" + ports.get(3 * i - 2), "127.0.0.1:" + ports.get(3 * i - 1)));
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
@@ -97,6 +101,15 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
+  /** A running node's server. */
+  public synchronized NovaServer server(String nodeId) {
+    NovaServer server = running.get(nodeId);
+    if (server == null) {
+      throw new IllegalStateException(nodeId + " is not running");
+    }
+    return server;
+  }
+
   public NodeConfig config(String nodeId) {
     return configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow();
   }
@@ -113,6 +126,29 @@ public final class LocalCluster implements AutoCloseable {
   /** The gRPC address of one node. */
   public String endpoint(String nodeId) {
     return config(nodeId).self().apiAddress();
+  }
+
+  /** The base URL of one node's HTTP API, e.g. {@code http://127.0.0.1:41234} (no trailing slash). */
+  public String httpUrl(String nodeId) {
+    return "http://" + config(nodeId).self().httpAddress();
+  }
+
+  /**
+   * Waits until every running node answers 200 on {@code /ready} (its groups run and know their
+   * leaders), polling every 100 ms for at most {@code timeout}.
+   */
+  public void awaitReady(Duration timeout) {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    for (String id : runningIds()) {
+      HttpRequest ready = HttpRequest.newBuilder(URI.create(httpUrl(id) + "/ready"))
+          .timeout(Duration.ofSeconds(2)).build();
+      Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+          .until(() -> http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+    }
+  }
+
+  private synchronized List<String> runningIds() {
+    return List.copyOf(running.keySet());
   }
 
   /** The current leader of a group as seen by a running replica, if any knows one. */
@@ -134,15 +170,6 @@ public final class LocalCluster implements AutoCloseable {
   public String awaitLeader(String groupName, Duration timeout) {
     return Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(50))
         .until(() -> leaderOf(groupName), Optional::isPresent).orElseThrow();
-  }
-
-  /** The running node {@code nodeId} (for its metrics and status); throws if it is not running. */
-  public synchronized NovaServer server(String nodeId) {
-    NovaServer server = running.get(nodeId);
-    if (server == null) {
-      throw new IllegalStateException(nodeId + " is not running");
-    }
-    return server;
   }
 
   public synchronized boolean isRunning(String nodeId) {

@@ -1,0 +1,88 @@
+package io.nova.gateway.http;
+
+import com.google.protobuf.ByteString;
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Locale;
+
+/**
+ * How record bodies and header names/values travel in JSON strings, chosen per request by the header
+ * {@value #HEADER} or the query parameter {@value #QUERY_PARAM} (same values; when both are given they
+ * must agree):
+ *
+ * <ul>
+ *   <li>{@code utf8} (the default): the string's UTF-8 bytes. Reading bytes that are not valid UTF-8
+ *       this way replaces them with U+FFFD, so binary data must use base64.
+ *   <li>{@code base64}: standard base64 with padding (RFC 4648 section 4).
+ * </ul>
+ */
+enum BodyEncoding {
+  UTF8("utf8"),
+  BASE64("base64");
+
+  static final String HEADER = "Nova-Encoding";
+  static final String QUERY_PARAM = "encoding";
+
+  private final String wireName;
+
+  BodyEncoding(String wireName) {
+    this.wireName = wireName;
+  }
+
+  /**
+   * The encoding a request asks for.
+   *
+   * @throws ApiError 400 {@code invalid_argument} for an unknown value or a header and parameter that disagree
+   */
+  static BodyEncoding of(Context ctx) {
+    String header = ctx.header(HEADER);
+    String param = ctx.queryParam(QUERY_PARAM);
+    BodyEncoding fromHeader = header == null ? null : parse(header, HEADER);
+    BodyEncoding fromParam = param == null ? null : parse(param, QUERY_PARAM);
+    if (fromHeader != null && fromParam != null && fromHeader != fromParam) {
+      throw ApiError.invalidArgument(QUERY_PARAM, "equal to the " + HEADER + " header",
+          "the " + HEADER + " header says " + header + " but the encoding parameter says " + param
+              + "; give one, or the same value in both");
+    }
+    return fromHeader != null ? fromHeader : fromParam != null ? fromParam : UTF8;
+  }
+
+  private static BodyEncoding parse(String value, String field) {
+    for (BodyEncoding e : values()) {
+      if (e.wireName.equals(value.trim().toLowerCase(Locale.ROOT))) {
+        return e;
+      }
+    }
+    throw ApiError.invalidArgument(field, "utf8 or base64",
+        field + " \"" + value + "\" is not an encoding; use utf8 (the default) or base64");
+  }
+
+  /**
+   * The bytes a JSON string stands for.
+   *
+   * @param field the field's path for the error, e.g. {@code records[0].body}
+   * @throws ApiError 400 {@code invalid_argument} when base64 is asked for and {@code text} is not base64
+   */
+  ByteString decode(String text, String field) {
+    if (text == null) {
+      return ByteString.EMPTY;
+    }
+    if (this == UTF8) {
+      return ByteString.copyFromUtf8(text);
+    }
+    try {
+      return ByteString.copyFrom(Base64.getDecoder().decode(text));
+    } catch (IllegalArgumentException e) {
+      throw ApiError.invalidArgument(field, "base64 (RFC 4648, with padding)",
+          field + " is not valid base64 (" + e.getMessage() + "); encode it, or send utf8 without "
+              + HEADER + ": base64");
+    }
+  }
+
+  /** The JSON string standing for {@code bytes}. */
+  String encode(ByteString bytes) {
+    return this == UTF8 ? new String(bytes.toByteArray(), StandardCharsets.UTF_8)
+        : Base64.getEncoder().encodeToString(bytes.toByteArray());
+  }
+}

@@ -1,0 +1,114 @@
+package io.nova.gateway.http;
+
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.nova.proto.v1.ErrorDetail;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place where errors become HTTP answers: each kind of the gateway's typed {@link ErrorDetail}
+ * (docs/design/errors.md) has one status and one {@code code}, and the HTTP layer's own failures
+ * (unknown route, wrong method, oversized body) have theirs. The table is documented in docs/http-api.md
+ * and nova-v1.json. Only a bug answers 500. Stateless and thread-safe.
+ */
+final class ErrorMapper {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+  /** The Retry-After, in seconds, of errors a retry may cure (no leader yet, a server bound hit). */
+  static final int RETRY_AFTER_SECS = 1;
+
+  private ErrorMapper() {}
+
+  /** The HTTP error for a gateway error detail. */
+  static ApiError fromDetail(ErrorDetail detail) {
+    Map<String, Object> f = new LinkedHashMap<>();
+    String message = detail.getMessage();
+    switch (detail.getKindCase()) {
+      case SEQUENCE_MISMATCH -> {
+        f.put("tail", JsonViews.position(detail.getSequenceMismatch().getTail()));
+        return error(412, "sequence_mismatch", message, f);
+      }
+      case FENCED_OUT -> {
+        f.put("fencing_token", detail.getFencedOut().getInstalledToken());
+        return error(412, "fenced_out", message, f);
+      }
+      case BASIN_NOT_EMPTY -> {
+        f.put("basin", detail.getBasinNotEmpty().getBasin());
+        return error(409, "basin_not_empty", message, f);
+      }
+      case INVALID_ARGUMENT -> {
+        return ApiError.invalidArgument(detail.getInvalidArgument().getField(),
+            detail.getInvalidArgument().getLimit(), message);
+      }
+      case NOT_FOUND -> {
+        f.put("resource", detail.getNotFound().getResource());
+        f.put("name", detail.getNotFound().getName());
+        return error(404, "not_found", message, f);
+      }
+      case ALREADY_EXISTS -> {
+        f.put("resource", detail.getAlreadyExists().getResource());
+        f.put("name", detail.getAlreadyExists().getName());
+        return error(409, "already_exists", message, f);
+      }
+      case UNAVAILABLE -> {
+        // 503: nothing happened, retry freely; 504: the outcome of a write is unknown.
+        boolean mayHaveTakenEffect = detail.getUnavailable().getMayHaveTakenEffect();
+        f.put("may_have_taken_effect", mayHaveTakenEffect);
+        return new ApiError(mayHaveTakenEffect ? 504 : 503, "unavailable", message, f,
+            OptionalInt.of(RETRY_AFTER_SECS));
+      }
+      case RESOURCE_EXHAUSTED -> {
+        f.put("limit", detail.getResourceExhausted().getLimit());
+        return new ApiError(429, "resource_exhausted", message, f, OptionalInt.of(RETRY_AFTER_SECS));
+      }
+      case INTERNAL, KIND_NOT_SET -> {
+        return error(500, "internal", message, f);
+      }
+    }
+    throw new IllegalStateException("unhandled error kind " + detail.getKindCase());
+  }
+
+  /** The HTTP error for one of Javalin's own answers (no route, wrong method, body too large). */
+  static ApiError fromJavalin(HttpResponseException e, Context ctx) {
+    Map<String, Object> f = new LinkedHashMap<>();
+    return switch (e.getStatus()) {
+      case 404 -> error(404, "unknown_route", "no resource at " + ctx.method() + " " + ctx.path()
+          + "; see GET /v1/openapi.json for the API", f);
+      case 405 -> error(405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()
+          + "; see GET /v1/openapi.json for the methods each path takes", f);
+      case 413 -> {
+        f.put("limit", "<= " + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes");
+        yield error(413, "payload_too_large", "the request body is larger than "
+            + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes; send smaller batches", f);
+      }
+      default -> e.getStatus() >= 500
+          ? error(500, "internal", "the HTTP server failed: " + e.getMessage(), f)
+          : error(e.getStatus(), "bad_request", e.getMessage(), f);
+    };
+  }
+
+  private static ApiError error(int status, String code, String message, Map<String, Object> fields) {
+    return new ApiError(status, code, message, fields, OptionalInt.empty());
+  }
+
+  /** Writes {@code error} as the response: status, Retry-After when set, JSON body. */
+  static void write(Context ctx, ApiError error) {
+    if (error.status() >= 500 && error.status() != 503 && error.status() != 504) {
+      LOG.error("{} {} answered {} {}: {}", ctx.method(), ctx.path(), error.status(), error.code(),
+          error.getMessage());
+    } else {
+      LOG.debug("{} {} answered {} {}: {}", ctx.method(), ctx.path(), error.status(), error.code(),
+          error.getMessage());
+    }
+    error.retryAfterSecs().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("code", error.code());
+    body.put("message", error.getMessage());
+    body.putAll(error.fields());
+    Json.respond(ctx, error.status(), body);
+  }
+}

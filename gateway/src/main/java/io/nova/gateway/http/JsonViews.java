@@ -1,0 +1,84 @@
+package io.nova.gateway.http;
+
+import io.nova.proto.v1.AppendAck;
+import io.nova.proto.v1.BasinInfo;
+import io.nova.proto.v1.Header;
+import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.SequencedRecord;
+import io.nova.proto.v1.StreamInfo;
+import io.nova.proto.v1.StreamPosition;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON shape of each gRPC answer: the same field names as the proto messages (snake_case), in a
+ * stable order. Every {@code uint64} is below 2^63 and rendered as a JSON integer. Stateless.
+ */
+final class JsonViews {
+
+  private JsonViews() {}
+
+  /** {@code {"seq_num": n, "timestamp": ms}}. */
+  static Map<String, Object> position(StreamPosition p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("seq_num", p.getSeqNum());
+    m.put("timestamp", p.getTimestamp());
+    return m;
+  }
+
+  /** {@code {"start": pos, "end": pos, "tail": pos}}: records [start, end) landed. */
+  static Map<String, Object> ack(AppendAck ack) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("start", position(ack.getStart()));
+    m.put("end", position(ack.getEnd()));
+    m.put("tail", position(ack.getTail()));
+    return m;
+  }
+
+  static Map<String, Object> tail(StreamPosition tail) {
+    return Map.of("tail", position(tail));
+  }
+
+  static Map<String, Object> record(SequencedRecord r, BodyEncoding encoding) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("seq_num", r.getSeqNum());
+    m.put("timestamp", r.getTimestamp());
+    List<Map<String, Object>> headers = new ArrayList<>();
+    for (Header h : r.getHeadersList()) {
+      Map<String, Object> hm = new LinkedHashMap<>();
+      hm.put("name", encoding.encode(h.getName()));
+      hm.put("value", encoding.encode(h.getValue()));
+      headers.add(hm);
+    }
+    m.put("headers", headers);
+    m.put("body", encoding.encode(r.getBody()));
+    return m;
+  }
+
+  /** {@code {"records": [...], "tail": pos}}. */
+  static Map<String, Object> read(ReadResponse read, BodyEncoding encoding) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("records", read.getRecordsList().stream().map(r -> record(r, encoding)).toList());
+    m.put("tail", position(read.getTail()));
+    return m;
+  }
+
+  static Map<String, Object> basin(BasinInfo b) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", b.getName());
+    m.put("created_at_ms", b.getCreatedAtMs());
+    return m;
+  }
+
+  static Map<String, Object> stream(StreamInfo s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("basin", s.getBasin());
+    m.put("name", s.getName());
+    m.put("created_at_ms", s.getCreatedAtMs());
+    m.put("shard", s.getShard());
+    m.put("stream_id", s.getStreamId());
+    return m;
+  }
+}

@@ -1,0 +1,69 @@
+package io.nova.gateway.http;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.nova.gateway.dataplane.DataPlane;
+import io.nova.proto.v1.AppendRequest;
+import io.nova.proto.v1.CheckTailRequest;
+import io.nova.proto.v1.ReadRequest;
+import io.nova.proto.v1.ReadResponse;
+import java.util.Set;
+
+/**
+ * {@code .../streams/{stream}/records}: append a batch, read (one shot, or an SSE session that follows
+ * the tail) and check the tail, through the {@link DataPlane}.
+ */
+final class RecordRoutes implements HttpRoutes {
+
+  static final String RECORDS = StreamRoutes.STREAM + "/records";
+
+  private final DataPlane data;
+  private final SseSessions sessions;
+
+  RecordRoutes(DataPlane data, SseSessions sessions) {
+    this.data = data;
+    this.sessions = sessions;
+  }
+
+  @Override
+  public void register(RoutesConfig routes) {
+    routes.post(RECORDS, this::append);
+    routes.get(RECORDS, this::read);
+    routes.get(RECORDS + "/tail", this::checkTail);
+  }
+
+  private void append(Context ctx) {
+    byte[] body = ctx.bodyAsBytes();
+    QueryParams.of(ctx, Set.of(BodyEncoding.QUERY_PARAM));
+    BodyEncoding encoding = BodyEncoding.of(ctx);
+    RequestBodies.Append batch = Json.parse(body, RequestBodies.Append.class);
+    var response = data.append(AppendRequest.newBuilder()
+        .setBasin(ctx.pathParam("basin"))
+        .setStream(ctx.pathParam("stream"))
+        .setInput(batch.toInput(encoding))
+        .build());
+    Json.respond(ctx, 200, JsonViews.ack(response.getAck()));
+  }
+
+  private void read(Context ctx) {
+    String basin = ctx.pathParam("basin");
+    String stream = ctx.pathParam("stream");
+    BodyEncoding encoding = BodyEncoding.of(ctx);
+    if (ReadParams.wantsEvents(ctx)) {
+      ReadParams params = ReadParams.session(ctx, basin, stream);
+      // The first read runs here, so a bad start or an unknown stream is an HTTP status, not an event.
+      ReadResponse first = data.read(params.request());
+      sessions.start(ctx, params, first, encoding);
+      return;
+    }
+    ReadRequest request = ReadParams.oneShot(ctx, basin, stream).request();
+    Json.respond(ctx, 200, JsonViews.read(data.read(request), encoding));
+  }
+
+  private void checkTail(Context ctx) {
+    QueryParams.of(ctx, Set.of());
+    var tail = data.checkTail(CheckTailRequest.newBuilder()
+        .setBasin(ctx.pathParam("basin")).setStream(ctx.pathParam("stream")).build());
+    Json.respond(ctx, 200, JsonViews.tail(tail.getTail()));
+  }
+}

@@ -1,0 +1,217 @@
+package io.nova.gateway.http;
+
+import io.javalin.http.sse.SseClient;
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.StreamRouter;
+import io.nova.proto.internal.ReadQuery;
+import io.nova.proto.internal.ShardQuery;
+import io.nova.proto.internal.ShardQueryResult;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ReadLimit;
+import io.nova.proto.v1.ReadRequest;
+import io.nova.proto.v1.ReadResponse;
+import io.nova.proto.v1.ReadStart;
+import io.nova.proto.v1.SequencedRecord;
+import io.nova.statemachine.errors.Errors;
+import io.nova.statemachine.limits.Limits;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One SSE read session: reads committed records from its start and then follows the tail, as a loop of
+ * linearizable reads of the stream's shard that park there (up to the heartbeat interval) until a record
+ * commits. Events:
+ *
+ * <ul>
+ *   <li>{@code record}, with {@code id: <seq_num>}: one record as JSON (as in a read's {@code records});
+ *   <li>{@code heartbeat}: {@code {"tail": ...}} after an idle heartbeat interval;
+ *   <li>{@code end}: {@code {"tail": ...}} when the count or bytes limit is spent or {@code until} reached;
+ *   <li>{@code error}: {@code {"code", "message", ...}} as an HTTP error body, then the stream closes.
+ * </ul>
+ *
+ * <p>Leader changes are followed by the group client (the same path as a one-shot read); while the
+ * stream's group has no leader the session retries, sending heartbeat comments, for at most
+ * {@value #UNAVAILABLE_BUDGET_MS} ms before it ends with an {@code error} event. A relative start is
+ * pinned to a seq_num by the first answer, so no record is skipped or repeated. Runs on one thread
+ * until the client disconnects (noticed at the next write), a limit ends it, or the node stops
+ * (interrupt). Not thread-safe: one thread per session.
+ */
+final class SseReadSession implements Runnable {
+
+  /** How long a session keeps retrying while the stream's group cannot serve reads, in ms. */
+  static final long UNAVAILABLE_BUDGET_MS = 30_000;
+  /** The pause between retries while unavailable, and after a read that returned at once, in ms. */
+  static final long PAUSE_MS = 100;
+
+  private static final Logger LOG = LoggerFactory.getLogger(SseReadSession.class);
+
+  private final SseClient client;
+  private final StreamRouter router;
+  private final ReadRequest request;
+  private final int heartbeatMs;
+  private final BodyEncoding encoding;
+  private final Clock clock;
+  private final Runnable onEnd;
+  /** The answer to the session's first read, made (and validated) before the event stream started. */
+  private final ReadResponse first;
+  /** The next seq_num to read; negative until the first answer pins the start. */
+  private long nextSeqNum = -1;
+  private long countLeft;
+  private long bytesLeft;
+  private long lastSentMs;
+
+  SseReadSession(SseClient client, StreamRouter router, ReadParams params, ReadResponse first,
+      BodyEncoding encoding, Clock clock, Runnable onEnd) {
+    this.client = client;
+    this.first = first;
+    this.router = router;
+    this.request = params.request();
+    this.heartbeatMs = params.heartbeatMs();
+    this.encoding = encoding;
+    this.clock = clock;
+    this.onEnd = onEnd;
+    ReadLimit limit = request.getLimit();
+    this.countLeft = limit.hasCount() ? limit.getCount() : Long.MAX_VALUE;
+    this.bytesLeft = limit.hasBytes() ? limit.getBytes() : Long.MAX_VALUE;
+  }
+
+  @Override
+  public void run() {
+    try {
+      serve();
+    } catch (InterruptedException e) {
+      LOG.debug("SSE session on {}/{} stopped with the node", request.getBasin(), request.getStream());
+    } catch (RuntimeException e) {
+      LOG.error("SSE session on {}/{} failed with a bug", request.getBasin(), request.getStream(), e);
+      sendError(Errors.internal("the SSE session failed inside the gateway: " + e));
+    } finally {
+      client.close();
+      onEnd.run();
+    }
+  }
+
+  private void serve() throws InterruptedException {
+    // An idle start announces the tail at once, so a client sees the stream is live.
+    lastSentMs = clock.millis() - heartbeatMs;
+    if (!handle(first, clock.millis() - heartbeatMs)) {
+      return;
+    }
+    long unavailableSinceMs = -1;
+    while (!client.terminated()) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      long askedAtMs = clock.millis();
+      ReadResponse read;
+      try {
+        read = readOnce();
+        unavailableSinceMs = -1;
+      } catch (GatewayException e) {
+        if (!e.detail().hasUnavailable()) {
+          sendError(e.detail());
+          return;
+        }
+        unavailableSinceMs = unavailableSinceMs < 0 ? askedAtMs : unavailableSinceMs;
+        if (clock.millis() - unavailableSinceMs > UNAVAILABLE_BUDGET_MS) {
+          sendError(e.detail());
+          return;
+        }
+        if (clock.millis() - lastSentMs >= heartbeatMs) {
+          client.sendComment("waiting for the stream's group to serve reads");
+          lastSentMs = clock.millis();
+        }
+        Thread.sleep(PAUSE_MS);
+        continue;
+      }
+      if (!handle(read, askedAtMs)) {
+        return;
+      }
+    }
+  }
+
+  /** Sends what {@code read} brought; false when the session is over. */
+  private boolean handle(ReadResponse read, long askedAtMs) throws InterruptedException {
+    long tailSeqNum = read.getTail().getSeqNum();
+    if (read.getRecordsCount() > 0) {
+      for (SequencedRecord r : read.getRecordsList()) {
+        client.sendEvent("record", Json.line(JsonViews.record(r, encoding)), Long.toString(r.getSeqNum()));
+        countLeft--;
+        bytesLeft -= Limits.meteredBytes(r.getHeadersList(), r.getBody());
+      }
+      nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
+      lastSentMs = clock.millis();
+      if (countLeft <= 0 || bytesLeft <= 0) {
+        client.sendEvent("end", Json.line(JsonViews.tail(read.getTail())));
+        return false;
+      }
+      return true;
+    }
+    if (nextSeqNum >= 0 && nextSeqNum < tailSeqNum) {
+      // Records exist past the start but none came back: the next one is at or after `until`.
+      client.sendEvent("end", Json.line(JsonViews.tail(read.getTail())));
+      return false;
+    }
+    if (nextSeqNum < 0) {
+      nextSeqNum = tailSeqNum;
+    }
+    long now = clock.millis();
+    if (now - lastSentMs >= heartbeatMs - PAUSE_MS) {
+      client.sendEvent("heartbeat", Json.line(JsonViews.tail(read.getTail())));
+      lastSentMs = now;
+    }
+    if (now - askedAtMs < heartbeatMs - PAUSE_MS) {
+      // The shard answered without parking (overloaded, or a leader change): do not spin.
+      Thread.sleep(PAUSE_MS);
+    }
+    return true;
+  }
+
+  private ReadResponse readOnce() {
+    ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
+        ShardQuery.newBuilder().setRead(query(info.getStreamId())).build());
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    if (!result.hasRead()) {
+      throw new GatewayException(Errors.internal("SSE read: unexpected state-machine answer "
+          + result.getKindCase()));
+    }
+    return result.getRead();
+  }
+
+  private ReadQuery query(long streamId) {
+    ReadQuery.Builder q = ReadQuery.newBuilder().setStreamId(streamId).setWaitMs(heartbeatMs);
+    if (nextSeqNum >= 0) {
+      q.setStart(ReadStart.newBuilder().setSeqNum(nextSeqNum));
+    } else {
+      q.setStart(request.getStart()).setClamp(request.getClamp());
+    }
+    ReadLimit.Builder limit = ReadLimit.newBuilder();
+    if (countLeft != Long.MAX_VALUE) {
+      limit.setCount(countLeft);
+    }
+    if (bytesLeft != Long.MAX_VALUE) {
+      limit.setBytes(bytesLeft);
+    }
+    q.setLimit(limit);
+    if (request.hasUntil()) {
+      q.setUntil(request.getUntil());
+    }
+    return q.build();
+  }
+
+  private void sendError(ErrorDetail detail) {
+    if (client.terminated()) {
+      return;
+    }
+    ApiError error = ErrorMapper.fromDetail(detail);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("code", error.code());
+    body.put("message", error.getMessage());
+    body.putAll(error.fields());
+    client.sendEvent("error", Json.line(body));
+  }
+}
