@@ -12,9 +12,11 @@ import java.util.Objects;
  * @param up whether this node answered the answering node just now (about a second at most); the
  *     answering node is always up
  * @param version the Nova version the node runs, or "" when it is down or did not say
+ * @param httpAddress host:port of its HTTP/JSON API ({@code /v1}, {@code /health}, {@code /ready},
+ *     {@code /metrics}), or "" when the answering node runs a version that does not report it
  */
 public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
-        String version) {
+        String version, String httpAddress) {
 
     /** Rejects nulls. */
     public NodeStatus {
@@ -22,5 +24,6 @@ public record NodeStatus(String nodeId, String raftAddress, String apiAddress, b
         Objects.requireNonNull(raftAddress, "raftAddress");
         Objects.requireNonNull(apiAddress, "apiAddress");
         Objects.requireNonNull(version, "version");
+        Objects.requireNonNull(httpAddress, "httpAddress");
     }
 }

@@ -250,7 +250,7 @@ class NovaClientCallsTest {
                         .setStreamCount(4))
                 .build());
         assertThat(client.clusterStatus()).isEqualTo(new ClusterStatus("n1",
-                List.of(new NodeStatus("n1", "h:1", "h:2", true, true, "1.2.3")),
+                List.of(new NodeStatus("n1", "h:1", "h:2", true, true, "1.2.3", "h:3")),
                 List.of(new GroupStatus("meta", "g", List.of("n1", "n2"), "n1", 3, 9, 8, List.of(
                                 new ReplicaStatus("n1", true, "leader", 3, 9, 8, OptionalLong.empty(),
                                         OptionalLong.of(1)),

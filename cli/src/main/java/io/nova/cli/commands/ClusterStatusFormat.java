@@ -31,8 +31,8 @@ final class ClusterStatusFormat {
     ArrayNode nodes = root.putArray("nodes");
     for (NodeStatus n : status.nodes()) {
       nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
-          .put("api_address", n.apiAddress()).put("reachable", n.reachable()).put("up", n.up())
-          .put("version", n.version());
+          .put("api_address", n.apiAddress()).put("http_address", n.httpAddress())
+          .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -62,10 +62,10 @@ final class ClusterStatusFormat {
 
   static String tables(ClusterStatus status, boolean withReplicas) {
     List<List<String>> nodes = new ArrayList<>();
-    nodes.add(List.of("NODE", "STATUS", "VERSION", "API", "RAFT"));
+    nodes.add(List.of("NODE", "STATUS", "VERSION", "API", "HTTP", "RAFT"));
     for (NodeStatus n : status.nodes()) {
       nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
-          n.raftAddress()));
+          n.httpAddress().isEmpty() ? "-" : n.httpAddress(), n.raftAddress()));
     }
     Set<String> upNodes = status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId)
         .collect(Collectors.toSet());

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 class ClusterStatusFormatTest {
 
   static final ClusterStatus DEGRADED = new ClusterStatus("n1",
-      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0"),
-          new NodeStatus("n2", "h:7802", "h:7702", true, false, ""),
-          new NodeStatus("n3", "h:7803", "h:7703", false, false, "")),
+      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901"),
+          new NodeStatus("n2", "h:7802", "h:7702", true, false, "", "h:7902"),
+          new NodeStatus("n3", "h:7803", "h:7703", false, false, "", "h:7903")),
       List.of(
           new GroupStatus("meta", "uuid-m", List.of("n1", "n2", "n3"), "n1", 4, 20, 20, List.of(
               new ReplicaStatus("n1", true, "leader", 4, 20, 20, OptionalLong.empty(), OptionalLong.of(0)),
@@ -45,7 +45,7 @@ class ClusterStatusFormatTest {
     assertThat(json.get("answered_by").asText()).isEqualTo("n1");
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
-        .containsExactly("node_id", "raft_address", "api_address", "reachable", "up", "version");
+        .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version");
     assertThat(n2.get("up").asBoolean()).isFalse();
     assertThat(n2.get("reachable").asBoolean()).isTrue();
     JsonNode meta = json.get("groups").get(0);
@@ -66,10 +66,10 @@ class ClusterStatusFormatTest {
     List<String> lines = text.lines().toList();
     assertThat(lines.get(0)).isEqualTo("answered by n1");
     assertThat(lines).contains(
-        "NODE  STATUS     VERSION  API     RAFT",
-        "n1    up         1.0.0    h:7701  h:7801",
-        "n2    raft-only  -        h:7702  h:7802",
-        "n3    down       -        h:7703  h:7803",
+        "NODE  STATUS     VERSION  API     HTTP    RAFT",
+        "n1    up         1.0.0    h:7701  h:7901  h:7801",
+        "n2    raft-only  -        h:7702  h:7902  h:7802",
+        "n3    down       -        h:7703  h:7903  h:7803",
         "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
         "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
         "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",

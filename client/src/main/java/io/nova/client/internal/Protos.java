@@ -133,7 +133,7 @@ public final class Protos {
     public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
         List<NodeStatus> nodes = r.getNodesList().stream()
                 .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
-                        n.getUp(), n.getVersion()))
+                        n.getUp(), n.getVersion(), n.getHttpAddress()))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),

@@ -54,6 +54,7 @@ final class StatusAssembly {
           .setNodeId(peer.id())
           .setRaftAddress(peer.raftAddress())
           .setApiAddress(peer.apiAddress())
+          .setHttpAddress(peer.httpAddress())
           .setReachable(raftReachable.contains(peer.id()))
           .setUp(info != null)
           .setVersion(info == null ? "" : info.getVersion()));

@@ -1,6 +1,7 @@
 package io.nova.gateway.http;
 
 import io.javalin.http.sse.SseClient;
+import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.proto.internal.ReadQuery;
@@ -50,6 +51,7 @@ final class SseReadSession implements Runnable {
 
   private final SseClient client;
   private final StreamRouter router;
+  private final DataPlaneMetrics metrics;
   private final ReadRequest request;
   private final int heartbeatMs;
   private final BodyEncoding encoding;
@@ -63,11 +65,12 @@ final class SseReadSession implements Runnable {
   private long bytesLeft;
   private long lastSentMs;
 
-  SseReadSession(SseClient client, StreamRouter router, ReadParams params, ReadResponse first,
-      BodyEncoding encoding, Clock clock, Runnable onEnd) {
+  SseReadSession(SseClient client, StreamRouter router, DataPlaneMetrics metrics, ReadParams params,
+      ReadResponse first, BodyEncoding encoding, Clock clock, Runnable onEnd) {
     this.client = client;
     this.first = first;
     this.router = router;
+    this.metrics = metrics;
     this.request = params.request();
     this.heartbeatMs = params.heartbeatMs();
     this.encoding = encoding;
@@ -179,6 +182,8 @@ final class SseReadSession implements Runnable {
       throw new GatewayException(Errors.internal("SSE read: unexpected state-machine answer "
           + result.getKindCase()));
     }
+    // The session's first read went through DataPlane (which counted it); these are its follow-ups.
+    metrics.readDelivered(result.getRead().getRecordsList());
     return result.getRead();
   }
 

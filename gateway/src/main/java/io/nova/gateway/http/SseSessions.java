@@ -2,6 +2,7 @@ package io.nova.gateway.http;
 
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
+import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.statemachine.errors.Errors;
@@ -30,12 +31,15 @@ final class SseSessions implements AutoCloseable {
   static final long SHUTDOWN_GRACE_MS = 2_000;
 
   private final StreamRouter router;
+  private final DataPlaneMetrics metrics;
   private final Clock clock;
   private final Semaphore permits = new Semaphore(SESSIONS_MAX);
   private final ExecutorService threads;
 
-  SseSessions(StreamRouter router, Clock clock, String nodeId) {
+  /** @param metrics where the sessions and the records they deliver are counted (as gRPC read sessions) */
+  SseSessions(StreamRouter router, DataPlaneMetrics metrics, Clock clock, String nodeId) {
     this.router = router;
+    this.metrics = metrics;
     this.clock = clock;
     AtomicInteger n = new AtomicInteger();
     // The semaphore bounds the sessions; the pool only names and reuses their threads.
@@ -68,11 +72,16 @@ final class SseSessions implements AutoCloseable {
       res.flushBuffer();
       SseClient client = new SseClient(ctx);
       client.keepAlive();
-      threads.execute(new SseReadSession(client, router, params, first, encoding, clock, permits::release));
+      metrics.readSessionOpened();
+      threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, () -> {
+        metrics.readSessionClosed();
+        permits.release();
+      }));
     } catch (IOException e) {
       permits.release();
       throw new UncheckedIOException("the client went away before the event stream started", e);
     } catch (RejectedExecutionException e) {
+      metrics.readSessionClosed();
       permits.release();
       throw new IllegalStateException("the SSE pool refused a session within its bound", e);
     }

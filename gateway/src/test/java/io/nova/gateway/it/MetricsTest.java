@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServer;
@@ -202,6 +203,28 @@ class MetricsTest {
     assertThat(moved(before, after, "nova_fences_completed_total")).isEqualTo(1);
     assertThat(moved(before, after, "nova_read_records_total")).isEqualTo(3);
     assertThat(moved(before, after, "nova_append_conflicts_total")).isZero();
+  }
+
+  @Test
+  void anSseSessionCountsAsAReadSessionWithTheRecordsItDelivers() throws Exception {
+    StreamAddress s = fx.newStream("sse");
+    client.append(s, batch(0));
+    Map<String, Double> before = clusterTotals();
+
+    NovaServer n1 = fx.cluster.server("n1");
+    URI uri = URI.create("http://127.0.0.1:" + n1.httpPort() + "/v1/basins/" + s.basin() + "/streams/"
+        + s.stream() + "/records?seq_num=0&count=5");
+    CompletableFuture<HttpResponse<String>> events = HTTP.sendAsync(HttpRequest.newBuilder(uri)
+        .header("Accept", "text/event-stream").timeout(SETTLE).build(), HttpResponse.BodyHandlers.ofString());
+    // Three records exist; the session waits in the shard for two more, open all the while.
+    awaitTotal("nova_read_sessions_open", before.get("nova_read_sessions_open") + 1);
+    client.append(s, batch(1));
+    assertThat(events.get(30, TimeUnit.SECONDS).body()).contains("id: 4").contains("event: end");
+    awaitTotal("nova_read_sessions_open", before.get("nova_read_sessions_open"));
+
+    Map<String, Double> after = clusterTotals();
+    assertThat(moved(before, after, "nova_read_records_total")).isEqualTo(5);
+    assertThat(moved(before, after, "nova_append_records_total")).isEqualTo(3);
   }
 
   private void awaitTotal(String sample, double expected) {
