@@ -238,7 +238,7 @@ class NovaClientCallsTest {
     void clusterStatusConverts() {
         server.script("GetClusterStatus", GetClusterStatusResponse.newBuilder().setNodeId("n1")
                 .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n1").setRaftAddress("h:1")
-                        .setApiAddress("h:2").setReachable(true).setUp(true).setVersion("1.2.3"))
+                        .setApiAddress("h:2").setReachable(true).setUp(true).setVersion("1.2.3").setHttpAddress("h:3"))
                 .addGroups(io.nova.proto.v1.GroupStatus.newBuilder().setName("meta").setGroupId("g")
                         .addReplicas("n1").addReplicas("n2").setLeader("n1").setTerm(3).setCommitIndex(9)
                         .setAppliedIndex(8)
