@@ -4,6 +4,7 @@ import io.javalin.http.sse.SseClient;
 import io.nova.cluster.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.session.ReadQueries;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
@@ -11,7 +12,6 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
-import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.limits.Limits;
@@ -188,24 +188,8 @@ final class SseReadSession implements Runnable {
   }
 
   private ReadQuery query(long streamId) {
-    ReadQuery.Builder q = ReadQuery.newBuilder().setStreamId(streamId).setWaitMs(heartbeatMs);
-    if (nextSeqNum >= 0) {
-      q.setStart(ReadStart.newBuilder().setSeqNum(nextSeqNum));
-    } else {
-      q.setStart(request.getStart()).setClamp(request.getClamp());
-    }
-    ReadLimit.Builder limit = ReadLimit.newBuilder();
-    if (countLeft != Long.MAX_VALUE) {
-      limit.setCount(countLeft);
-    }
-    if (bytesLeft != Long.MAX_VALUE) {
-      limit.setBytes(bytesLeft);
-    }
-    q.setLimit(limit);
-    if (request.hasUntil()) {
-      q.setUntil(request.getUntil());
-    }
-    return q.build();
+    return ReadQueries.next(ReadQueries.opening(streamId, heartbeatMs, request.getStart(), request.getClamp(),
+        request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
   }
 
   private void sendError(ErrorDetail detail) {

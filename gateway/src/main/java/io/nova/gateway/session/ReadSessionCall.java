@@ -16,7 +16,6 @@ import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadSessionRequest;
 import io.nova.proto.v1.ReadSessionResponse;
-import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.errors.Errors;
@@ -126,24 +125,8 @@ public final class ReadSessionCall {
   }
 
   private ReadQuery query() {
-    ReadQuery.Builder q = ReadQuery.newBuilder().setStreamId(stream.getStreamId()).setWaitMs(heartbeatMs);
-    if (nextSeqNum >= 0) {
-      q.setStart(ReadStart.newBuilder().setSeqNum(nextSeqNum));
-    } else {
-      q.setStart(request.getStart()).setClamp(request.getClamp());
-    }
-    ReadLimit.Builder limit = ReadLimit.newBuilder();
-    if (countLeft != Long.MAX_VALUE) {
-      limit.setCount(countLeft);
-    }
-    if (bytesLeft != Long.MAX_VALUE) {
-      limit.setBytes(bytesLeft);
-    }
-    q.setLimit(limit);
-    if (request.hasUntil()) {
-      q.setUntil(request.getUntil());
-    }
-    return q.build();
+    return ReadQueries.next(ReadQueries.opening(stream.getStreamId(), heartbeatMs, request.getStart(),
+        request.getClamp(), request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
   }
 
   private synchronized void answered(ShardQueryResult result, Throwable failure, long askedAtMs) {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -45,6 +46,9 @@ class ReadSessionTest {
       client.append(s, List.of(AppendRecord.ofUtf8("r0")));
       ExecutorService pool = Executors.newSingleThreadExecutor();
       Future<List<SequencedRecord>> reader;
+      // The tail offset is pinned by the session's first read, which runs after readSession returns:
+      // appending before r0 arrives would move the tail under it (a test race, not a session bug).
+      CountDownLatch pinned = new CountDownLatch(1);
       try (ReadSession session = client.readSession(s, ReadOptions.builder().startTailOffset(1).build(),
           Duration.ofMillis(300))) {
         reader = pool.submit(() -> {
@@ -55,9 +59,11 @@ class ReadSessionTest {
               break;
             }
             got.add(r.get());
+            pinned.countDown();
           }
           return got;
         });
+        assertThat(pinned.await(60, TimeUnit.SECONDS)).as("the session delivered r0").isTrue();
         String leader = cluster.awaitLeader("shard-0", Duration.ofSeconds(20));
         for (int i = 1; i < RECORDS; i++) {
           appendRetrying(client, s, "r" + i);
