@@ -28,9 +28,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -65,6 +66,14 @@ public final class GroupClients implements AutoCloseable {
   static final TimeDuration READ_REQUEST_TIMEOUT = TimeDuration.valueOf(
       io.nova.statemachine.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
 
+  /**
+   * How much longer than a shard read's own park time ({@code wait_ms}) its reply may take before the
+   * read fails as unavailable. A leader killed while it holds a parked read may leave that request
+   * unanswered until {@link #READ_REQUEST_TIMEOUT}; a tailing session retries sooner and keeps its
+   * heartbeats flowing. Reads have no side effects, so failing one early is always safe.
+   */
+  static final long READ_REPLY_MARGIN_MS = 4_000;
+
   private final ClusterLayout layout;
   private final List<RaftClient> writeClients = new ArrayList<>();
   private final List<RaftClient> readClients = new ArrayList<>();
@@ -98,9 +107,19 @@ public final class GroupClients implements AutoCloseable {
     return write(layout.shard(shard), command, ShardResult.parser());
   }
 
-  /** A linearizable query of a shard group. */
+  /**
+   * A linearizable query of a shard group; blocks until it answers or {@link #READ_REPLY_MARGIN_MS}
+   * past the query's park time, then throws {@link GatewayException} (unavailable).
+   */
   public ShardQueryResult query(int shard, ShardQuery query) {
-    return read(layout.shard(shard), query, ShardQueryResult.parser());
+    try {
+      return queryAsync(shard, query).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof GatewayException g) {
+        throw g;
+      }
+      throw e;
+    }
   }
 
   /**
@@ -113,7 +132,9 @@ public final class GroupClients implements AutoCloseable {
     Map<String, String> logContext = LogContext.capture();
     // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
     // request (and can stay closed) when a server goes away mid-stream.
+    long replyWithinMs = (query.hasRead() ? query.getRead().getWaitMs() : 0) + READ_REPLY_MARGIN_MS;
     return readClients.get(indexOf(spec)).async().sendReadOnlyUnordered(message(query))
+        .orTimeout(replyWithinMs, TimeUnit.MILLISECONDS)
         .handle((reply, failure) -> {
           try (LogContext.Scope ignored = LogContext.enter(logContext)) {
             return complete(spec, reply, failure, ShardQueryResult.parser(), false);
@@ -126,6 +147,9 @@ public final class GroupClients implements AutoCloseable {
     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause() : failure;
     try {
+      if (cause instanceof TimeoutException) {
+        throw new IOException("no reply in time (the group's leader may have failed)");
+      }
       if (cause != null) {
         throw cause instanceof IOException io ? io : new IOException(cause);
       }
