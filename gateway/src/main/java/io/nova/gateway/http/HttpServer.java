@@ -114,10 +114,26 @@ public final class HttpServer implements AutoCloseable {
     routes.exception(UncheckedIOException.class, (e, ctx) ->
         LOG.debug("{} {}: the client went away: {}", ctx.method(), ctx.path(), e.getMessage()));
     routes.exception(Exception.class, (e, ctx) -> {
+      if (exchangeIsOver(ctx)) {
+        // An SSE session outlived its exchange (the client left and Jetty recycled the request):
+        // there is nobody to answer, and touching the request again only throws.
+        LOG.debug("an exchange that has already ended failed: {}", e.toString());
+        return;
+      }
       LOG.error("{} {} failed with a bug", ctx.method(), ctx.path(), e);
       ErrorMapper.write(ctx, ErrorMapper.fromDetail(io.nova.statemachine.errors.Errors.internal(
           ctx.method() + " " + ctx.path() + " failed inside the gateway: " + e)));
     });
+  }
+
+  /** Whether Jetty has already recycled {@code ctx}'s request (its fields can no longer be read). */
+  private static boolean exchangeIsOver(io.javalin.http.Context ctx) {
+    try {
+      ctx.req().getRequestURI();
+      return false;
+    } catch (RuntimeException recycled) {
+      return true;
+    }
   }
 
   /** The port the server listens on. */

@@ -78,11 +78,12 @@ class ServerLogLinesTest {
       fx.cluster.awaitLeader("shard-0", Duration.ofSeconds(10));
       fx.cluster.awaitLeader("shard-1", Duration.ofSeconds(10));
 
-      int errorsFrom = captured.list.size();
+      int errorsFrom = snapshot().size();
       logging.getLogger("org.apache.ratis").setLevel(Level.INFO);
       provokeExpectedErrors(fx, s);
       logging.getLogger("org.apache.ratis").setLevel(ratisLevelBefore);
-      List<ILoggingEvent> duringErrors = List.copyOf(captured.list.subList(errorsFrom, captured.list.size()));
+      List<ILoggingEvent> all = snapshot();
+      List<ILoggingEvent> duringErrors = all.subList(errorsFrom, all.size());
 
       int shard = fx.client.getStream(s).shard();
       String leader = fx.cluster.awaitLeader("shard-" + shard, Duration.ofSeconds(10));
@@ -94,10 +95,11 @@ class ServerLogLinesTest {
       assertThat(duringErrors).as("lines logged while serving expected errors")
           .filteredOn(e -> e.getLoggerName().startsWith("io.nova")).isNotEmpty()
           .allSatisfy(e -> assertThat(e.getLevel().isGreaterOrEqual(Level.WARN)).as(line(e)).isFalse());
-      assertThat(List.copyOf(captured.list)).allSatisfy(e ->
+      List<ILoggingEvent> lines = snapshot();
+      assertThat(lines).allSatisfy(e ->
           assertThat(isExpectedClientError(e.getThrowableProxy())).as("stack trace of " + line(e)).isFalse());
 
-      List<ILoggingEvent> server = captured.list.stream()
+      List<ILoggingEvent> server = lines.stream()
           .filter(e -> e.getLoggerName().startsWith("io.nova") && !e.getLoggerName().startsWith("io.nova.client"))
           .toList();
       assertThat(server).isNotEmpty().allSatisfy(e -> {
@@ -152,5 +154,12 @@ class ServerLogLinesTest {
   private static String line(ILoggingEvent e) {
     return e.getLevel() + " [" + e.getThreadName() + "] " + e.getLoggerName() + " - " + e.getFormattedMessage()
         + " " + e.getMDCPropertyMap();
+  }
+
+  /** The lines captured so far; the appender adds under its own lock while nodes keep logging. */
+  private List<ILoggingEvent> snapshot() {
+    synchronized (captured) {
+      return List.copyOf(captured.list);
+    }
   }
 }
