@@ -367,6 +367,91 @@ class HttpApiTest {
     assertThat(tail(s)).isEqualTo(1);
   }
 
+  /** Asserts a 400 invalid_argument naming {@code field}, with a message free of Java names. */
+  private static void refused(HttpCalls.Answer a, String field, String what) {
+    assertThat(a.status()).as(what + " -> " + a).isEqualTo(400);
+    assertThat(a.json().get("code").asText()).as(what + " -> " + a).isEqualTo("invalid_argument");
+    assertThat(a.json().get("field").asText()).as(what + " -> " + a).isEqualTo(field);
+    assertThat(a.json().get("limit").asText()).as(what + " -> " + a).isNotBlank();
+    assertJavaFree(a, what);
+  }
+
+  private static void assertJavaFree(HttpCalls.Answer a, String what) {
+    assertThat(a.json().get("message").asText()).as(what + " -> " + a)
+        .doesNotContain("$", "`", "io.nova", "java.", "com.fasterxml", "Constraints", "Coercion");
+  }
+
+  @Test
+  @Order(10)
+  void unpairedSurrogatesAreRefusedNamingTheField() {
+    String s = newStream("utf16");
+    append(s, "{\"records\":[{\"body\":\"a\"}]}");
+    assertThat(http.put(s + "/fence", "{\"fencing_token\":\"tok\"}").status()).isEqualTo(200);
+    String[][] cases = {
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"\\ud800\"}],\"fencing_token\":\"tok\"}", "records[0].body"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"x\\udfffy\"}],\"fencing_token\":\"tok\"}", "records[0].body"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":\"\\udfff\",\"value\":\"v\"}]}],"
+            + "\"fencing_token\":\"tok\"}", "records[0].headers[0].name"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":\"n\",\"value\":\"\\ud83d\"}]}],"
+            + "\"fencing_token\":\"tok\"}", "records[0].headers[0].value"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"tok\\udfff\"}", "fencing_token"},
+        {"PUT", s + "/fence", "{\"fencing_token\":\"tok\\udfff\"}", "fencing_token"},
+        {"POST", "/v1/basins", "{\"basin\":\"b\\ud800\"}", "basin"},
+        {"POST", "/v1/basins/api/streams", "{\"stream\":\"s\\ude00\"}", "stream"}};
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.send(c[0], c[1], c[2]);
+      refused(a, c[3], c[2]);
+      assertThat(a.json().get("message").asText()).contains("not valid Unicode: unpaired surrogate");
+    }
+    assertThat(tail(s)).as("nothing was appended").isEqualTo(1);
+    assertThat(http.get(s + "/fence").json().get("fencing_token").asText()).isEqualTo("tok");
+    // A proper pair is one character outside the BMP and is kept as its 4 UTF-8 bytes.
+    append(s, "{\"records\":[{\"body\":\"\\ud83d\\ude00\"}],\"fencing_token\":\"tok\"}");
+    assertThat(bodies(s)).containsExactly("a", "\uD83D\uDE00");
+  }
+
+  @Test
+  @Order(11)
+  void valuesOfAnotherJsonTypeAreNotCoerced() {
+    String s = newStream("types");
+    append(s, "{\"records\":[{\"body\":\"a\"}]}");
+    String[][] cases = {
+        {"POST", s + "/records", "{\"records\":[{\"body\":5}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":true}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":1.5}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":1,\"value\":\"v\"}]}]}",
+            "records[0].headers[0].name", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":\"1\"}", "match_seq_num", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":true}", "match_seq_num", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"timestamp\":\"5\"}]}", "records[0].timestamp", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":7}", "fencing_token", "a string"},
+        {"POST", s + "/records", "{\"records\":[1]}", "records[0]", "an object"},
+        {"POST", s + "/records", "{\"records\":{}}", "records", "an array"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"records\":[{\"body\":\"b\"}]}", "records", "once"},
+        {"PUT", s + "/fence", "{\"fencing_token\":7}", "fencing_token", "a string"},
+        {"PUT", s + "/fence", "{\"fencing_token\":false}", "fencing_token", "a string"},
+        {"POST", "/v1/basins", "{\"basin\":5}", "basin", "a string"},
+        {"POST", "/v1/basins", "[1]", "body", "object"},
+        {"POST", "/v1/basins/api/streams", "{\"stream\":5}", "stream", "a string"}};
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.send(c[0], c[1], c[2]);
+      refused(a, c[3], c[2]);
+      assertThat(a.json().get("message").asText()).as(c[2]).contains(c[4]);
+    }
+    assertThat(http.get("/v1/basins/5").status()).as("no basin \"5\" was created").isEqualTo(404);
+    assertThat(http.get("/v1/basins/api/streams/5").status()).isEqualTo(404);
+    assertThat(http.get(s + "/fence").json().get("fencing_token").asText()).isEmpty();
+    assertThat(tail(s)).as("nothing was appended").isEqualTo(1);
+    // Parser limits and syntax errors speak JSON too, not Jackson's class names.
+    HttpCalls.Answer longNumber = http.post(s + "/records",
+        "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":1" + "0".repeat(2000) + "}");
+    assertThat(longNumber.status()).as(longNumber.toString()).isEqualTo(400);
+    assertJavaFree(longNumber, "a 2001-digit number");
+    HttpCalls.Answer deep = http.post("/v1/basins", "[".repeat(5000) + "]".repeat(5000));
+    assertThat(deep.status()).isEqualTo(400);
+    assertJavaFree(deep, "deep nesting");
+  }
+
   @Test
   @Order(100)
   void withTheMajorityDownCallsAreUnavailableWithRetryAfter() {
