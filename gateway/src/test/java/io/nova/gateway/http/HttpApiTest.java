@@ -453,6 +453,33 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(15)
+  void anOversizedBodyIs413WithoutAWarning() {
+    ch.qos.logback.classic.LoggerContext logging =
+        (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> captured =
+        new ch.qos.logback.core.read.ListAppender<>();
+    captured.setContext(logging);
+    captured.start();
+    ch.qos.logback.classic.Logger root = logging.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.addAppender(captured);
+    try {
+      String s = newStream("big");
+      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1));
+      assertThat(a.status()).isEqualTo(413);
+      assertThat(a.json().get("code").asText()).isEqualTo("payload_too_large");
+      assertThat(http.post("/v1/basins", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1)).status()).isEqualTo(413);
+      assertThat(tail(s)).isZero();
+    } finally {
+      root.detachAppender(captured);
+      captured.stop();
+    }
+    assertThat(captured.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+        .filteredOn(e -> e.getFormattedMessage().toLowerCase(java.util.Locale.ROOT).contains("size"))
+        .isEmpty();
+  }
+
+  @Test
   @Order(100)
   void withTheMajorityDownCallsAreUnavailableWithRetryAfter() {
     String s = newStream("down");
