@@ -453,6 +453,43 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(14)
+  void requestsOutsideTheRoutesAnswerJson() throws Exception {
+    for (String path : List.of("/v1/basins/%00", "/v1/basins/%", "/v1/basins/api/streams/a%zzb", "/v1/%2")) {
+      String raw = rawGet(path);
+      String what = "GET " + path + " -> " + raw;
+      assertThat(raw).as(what).startsWith("HTTP/1.1 4");
+      assertThat(raw.toLowerCase(java.util.Locale.ROOT)).as(what).contains("content-type: application/json");
+      String body = raw.substring(raw.indexOf("\r\n\r\n") + 4);
+      JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+      assertThat(json.get("code").asText()).as(what).isNotBlank();
+      assertThat(json.get("message").asText()).as(what).isNotBlank();
+    }
+    // HEAD is refused everywhere rather than answered 200 without running the GET.
+    for (String path : List.of("/v1/basins/api/streams/nope/records", "/v1/basins/api", "/health")) {
+      assertThat(http.send("HEAD", path, null).status()).as("HEAD " + path).isEqualTo(405);
+    }
+  }
+
+  /** {@link #rawGet} as an answer (status and body). */
+  private HttpCalls.Answer raw(String path) throws Exception {
+    String raw = rawGet(path);
+    return new HttpCalls.Answer(Integer.parseInt(raw.substring(9, 12)), null, raw.substring(raw.indexOf("\r\n\r\n") + 4));
+  }
+
+  /** Sends {@code GET path} byte for byte (no client-side URI checks) and returns the whole answer. */
+  private String rawGet(String path) throws Exception {
+    java.net.URI base = java.net.URI.create(http.base());
+    try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
   @Order(15)
   void anOversizedBodyIs413WithoutAWarning() {
     ch.qos.logback.classic.LoggerContext logging =
