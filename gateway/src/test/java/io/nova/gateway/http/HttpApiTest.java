@@ -453,6 +453,31 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(13)
+  void queryParametersArePlainDigitsAndWellEncodedEverywhere() throws Exception {
+    String s = newStream("query");
+    append(s, "{\"records\":[{\"body\":\"a\"},{\"body\":\"b\"}]}");
+    for (String q : List.of("seq_num=%zz", "seq_num=%", "seq_num=1%2")) {
+      refused(raw(s + "/records?" + q), "seq_num", q);
+    }
+    refused(raw(s + "/records?seq_num=1&x%zz=1"), "query", "malformed name");
+    for (String q : List.of("seq_num=+1", "seq_num=%201", "seq_num=1%20",
+        "seq_num=%EF%BC%91", "seq_num=-0", "seq_num=0x1")) {
+      refused(http.get(s + "/records?" + q), "seq_num", q);
+    }
+    refused(http.get(s + "/records?count=%2B1"), "count", "count=+1");
+    refused(http.get(s + "/records?clamp=%20true"), "clamp", "clamp with a space");
+    refused(http.get(s + "/records", "Accept", "text/event-stream", "Last-Event-ID", "x"), "Last-Event-ID", "sse");
+    refused(http.get("/health?verbose=1"), "verbose", "health");
+    refused(http.get("/ready?x=1"), "x", "ready");
+    refused(http.get("/metrics?x=1"), "x", "metrics");
+    refused(http.get("/metrics?format=xml"), "format", "metrics format");
+    refused(http.get("/metrics?format=json&format=json"), "format", "metrics format twice");
+    assertThat(http.get("/metrics?format=json").status()).isEqualTo(200);
+    assertThat(http.get(s + "/records?seq_num=01").json().get("records").get(0).get("body").asText()).isEqualTo("b");
+  }
+
+  @Test
   @Order(14)
   void requestsOutsideTheRoutesAnswerJson() throws Exception {
     for (String path : List.of("/v1/basins/%00", "/v1/basins/%", "/v1/basins/api/streams/a%zzb", "/v1/%2")) {
