@@ -453,6 +453,24 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(12)
+  void base64IsReadStrictlyAndEncodingNamesAreCaseSensitive() {
+    String s = newStream("b64");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk\"}]}"), "records[0].body", "unpadded");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGl=\"}]}"), "records[0].body",
+        "non-zero unused bits");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk=\",\"headers\":[{\"name\":\"aw\","
+        + "\"value\":\"\"}]}]}"), "records[0].headers[0].name", "unpadded header name");
+    refused(http.post(s + "/records?encoding=BASE64", "{\"records\":[{\"body\":\"aGk=\"}]}"), "encoding", "upper case");
+    refused(http.post(s + "/records", "{\"records\":[{\"body\":\"aGk=\"}]}", "Nova-Encoding", "Base64"), "Nova-Encoding",
+        "upper case header");
+    assertThat(tail(s)).isZero();
+    append(s, "{\"records\":[{\"body\":\"x\"},{\"body\":\"y\"}]}");
+    assertThat(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk=\"}]}").status()).isEqualTo(200);
+    assertThat(http.get(s + "/records?seq_num=2").json().get("records").get(0).get("body").asText()).isEqualTo("hi");
+  }
+
+  @Test
   @Order(13)
   void queryParametersArePlainDigitsAndWellEncodedEverywhere() throws Exception {
     String s = newStream("query");
