@@ -249,6 +249,8 @@ class HttpApiTest {
     assertThat(first(s + "/records?tail_offset=3")).isEqualTo(7);
     assertThat(http.get(s + "/records?seq_num=2&count=3").json().get("records")).hasSize(3);
     assertThat(http.get(s + "/records?seq_num=0&bytes=20").json().get("records")).hasSize(2);
+    // A read returns at least one record even when that record alone is over bytes (docs/http-api.md).
+    assertThat(http.get(s + "/records?seq_num=0&bytes=1").json().get("records")).hasSize(1);
     assertThat(first(s + "/records?timestamp=" + ts5)).isLessThanOrEqualTo(5);
     assertThat(http.get(s + "/records?seq_num=0&until=" + ts5).json().get("records").size()).isLessThanOrEqualTo(5);
     HttpCalls.Answer past = http.get(s + "/records?seq_num=50");
