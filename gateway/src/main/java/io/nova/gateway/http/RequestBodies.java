@@ -22,13 +22,12 @@ final class RequestBodies {
    * with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is a client
    * error, answered 413 and logged at DEBUG like every other (docs/operations.md).
    *
-   * @throws ApiError 413 {@code payload_too_large} when the body (declared or sent) is larger
+   * @throws ApiError 413 {@code payload_too_large} when the body is larger
    */
   static byte[] read(Context ctx) {
     int max = HttpServer.REQUEST_BODY_BYTES_MAX;
-    if (ctx.req().getContentLengthLong() > max) {
-      throw ErrorMapper.payloadTooLarge();
-    }
+    // Read up to the limit even when Content-Length already says too much: answering before the client
+    // has sent its body makes it see a reset connection (broken pipe) instead of the 413.
     try {
       byte[] body = ctx.req().getInputStream().readNBytes(max + 1);
       if (body.length > max) {
