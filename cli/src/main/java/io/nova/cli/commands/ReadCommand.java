@@ -55,7 +55,8 @@ public final class ReadCommand extends ClientCommand {
   @Option(names = "--count", paramLabel = "N", description = "Read at most N records.")
   Long count;
 
-  @Option(names = "--bytes", paramLabel = "B", description = "Read at most B metered bytes.")
+  @Option(names = "--bytes", paramLabel = "B", description = "Stop once B metered bytes are read; the last "
+      + "record may take the total past B (a read always returns at least one record).")
   Long bytes;
 
   @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",

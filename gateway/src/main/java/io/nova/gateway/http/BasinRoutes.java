@@ -30,7 +30,7 @@ final class BasinRoutes implements HttpRoutes {
   }
 
   private void create(Context ctx) {
-    byte[] body = ctx.bodyAsBytes();
+    byte[] body = RequestBodies.read(ctx);
     QueryParams.of(ctx, Set.of());
     String basin = Json.parse(body, RequestBodies.CreateBasin.class).checkedBasin();
     var created = control.createBasin(CreateBasinRequest.newBuilder().setBasin(basin).build());

@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.Locale;
 
 /**
  * How record bodies and header names/values travel in JSON strings, chosen per request by the header
@@ -14,8 +13,12 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code utf8} (the default): the string's UTF-8 bytes. Reading bytes that are not valid UTF-8
  *       this way replaces them with U+FFFD, so binary data must use base64.
- *   <li>{@code base64}: standard base64 with padding (RFC 4648 section 4).
+ *   <li>{@code base64}: standard base64 with padding (RFC 4648 section 4), read strictly: a string
+ *       without its padding or with non-zero unused bits (not the canonical encoding of its bytes) is
+ *       refused, so each byte string has exactly one accepted spelling.
  * </ul>
+ *
+ * <p>Values are case-sensitive: {@code BASE64} is refused like any unknown value.
  */
 enum BodyEncoding {
   UTF8("utf8"),
@@ -50,12 +53,12 @@ enum BodyEncoding {
 
   private static BodyEncoding parse(String value, String field) {
     for (BodyEncoding e : values()) {
-      if (e.wireName.equals(value.trim().toLowerCase(Locale.ROOT))) {
+      if (e.wireName.equals(value)) {
         return e;
       }
     }
     throw ApiError.invalidArgument(field, "utf8 or base64",
-        field + " \"" + value + "\" is not an encoding; use utf8 (the default) or base64");
+        field + " \"" + value + "\" is not an encoding; use utf8 (the default) or base64, in lower case");
   }
 
   /**
@@ -71,13 +74,23 @@ enum BodyEncoding {
     if (this == UTF8) {
       return ByteString.copyFromUtf8(text);
     }
+    byte[] bytes;
     try {
-      return ByteString.copyFrom(Base64.getDecoder().decode(text));
+      bytes = Base64.getDecoder().decode(text);
     } catch (IllegalArgumentException e) {
-      throw ApiError.invalidArgument(field, "base64 (RFC 4648, with padding)",
-          field + " is not valid base64 (" + e.getMessage() + "); encode it, or send utf8 without "
-              + HEADER + ": base64");
+      throw notBase64(field, "not valid base64 (" + e.getMessage() + ")");
     }
+    // Java's decoder also takes unpadded text and ignores non-zero unused bits: refuse both.
+    if (!Base64.getEncoder().encodeToString(bytes).equals(text)) {
+      throw notBase64(field, "not canonical base64 (missing padding or non-zero unused bits)");
+    }
+    return ByteString.copyFrom(bytes);
+  }
+
+  private static ApiError notBase64(String field, String why) {
+    return ApiError.invalidArgument(field, "base64 (RFC 4648, with padding)",
+        field + " is " + why + "; encode it with a standard base64 encoder, or send utf8 without "
+            + HEADER + ": base64");
   }
 
   /** The JSON string standing for {@code bytes}. */

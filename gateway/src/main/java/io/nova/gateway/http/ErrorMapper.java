@@ -80,15 +80,25 @@ final class ErrorMapper {
           + "; see GET /v1/openapi.json for the API", f);
       case 405 -> error(405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()
           + "; see GET /v1/openapi.json for the methods each path takes", f);
-      case 413 -> {
-        f.put("limit", "<= " + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes");
-        yield error(413, "payload_too_large", "the request body is larger than "
-            + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes; send smaller batches", f);
-      }
+      case 413 -> payloadTooLarge();
       default -> e.getStatus() >= 500
           ? error(500, "internal", "the HTTP server failed: " + e.getMessage(), f)
           : error(e.getStatus(), "bad_request", e.getMessage(), f);
     };
+  }
+
+  /** The 413 for a request body over {@link HttpServer#REQUEST_BODY_BYTES_MAX}. */
+  static ApiError payloadTooLarge() {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("limit", "<= " + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes");
+    return error(413, "payload_too_large", "the request body is larger than "
+        + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes; send smaller batches", f);
+  }
+
+  /** The 405 for {@code HEAD}, which no route of the API takes. */
+  static ApiError headNotAllowed(Context ctx) {
+    return error(405, "method_not_allowed", "HEAD is not supported on " + ctx.path()
+        + "; use GET (see GET /v1/openapi.json)", new LinkedHashMap<>());
   }
 
   private static ApiError error(int status, String code, String message, Map<String, Object> fields) {

@@ -29,7 +29,7 @@ final class FenceRoutes implements HttpRoutes {
   }
 
   private void fence(Context ctx) {
-    byte[] body = ctx.bodyAsBytes();
+    byte[] body = RequestBodies.read(ctx);
     QueryParams.of(ctx, Set.of());
     String token = Json.parse(body, RequestBodies.Fence.class).checkedToken();
     var response = data.fence(FenceRequest.newBuilder()

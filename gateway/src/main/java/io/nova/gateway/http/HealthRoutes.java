@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.nova.cluster.node.Readiness;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -29,10 +30,12 @@ final class HealthRoutes implements HttpRoutes {
   }
 
   private void health(Context ctx) {
+    QueryParams.of(ctx, Set.of());
     Json.respond(ctx, 200, Map.of("status", "up", "node_id", nodeId));
   }
 
   private void ready(Context ctx) {
+    QueryParams.of(ctx, Set.of());
     Readiness r = readiness.get();
     Map<String, Object> body = new LinkedHashMap<>();
     if (r.ready()) {

@@ -1,6 +1,7 @@
 package io.nova.gateway.http;
 
 import io.javalin.Javalin;
+import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.nova.cluster.node.Readiness;
 import io.nova.gateway.controlplane.ControlPlane;
@@ -85,6 +86,8 @@ public final class HttpServer implements AutoCloseable {
       config.http.prefer405over404 = true;
       config.http.asyncTimeout = 0;
       config.jetty.threadPool = threads;
+      // Requests Jetty refuses before routing (a path with %00, a bare %) get JSON, not an HTML page.
+      config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
       config.jetty.addConnector((server, httpConfig) -> {
         ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(httpConfig));
         c.setHost(bindHost);
@@ -108,6 +111,12 @@ public final class HttpServer implements AutoCloseable {
   }
 
   private static void registerErrors(io.javalin.config.RoutesConfig routes) {
+    // HEAD is not part of the API: answering it without running the GET would claim resources exist.
+    routes.before(ctx -> {
+      if (HandlerType.HEAD.equals(ctx.method())) {
+        throw ErrorMapper.headNotAllowed(ctx);
+      }
+    });
     routes.exception(ApiError.class, (e, ctx) -> ErrorMapper.write(ctx, e));
     routes.exception(GatewayException.class, (e, ctx) -> ErrorMapper.write(ctx, ErrorMapper.fromDetail(e.detail())));
     routes.exception(HttpResponseException.class, (e, ctx) -> ErrorMapper.write(ctx, ErrorMapper.fromJavalin(e, ctx)));

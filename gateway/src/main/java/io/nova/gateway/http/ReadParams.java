@@ -105,7 +105,7 @@ record ReadParams(ReadRequest request, int heartbeatMs) {
     if (follow == null) {
       return false;
     }
-    return switch (follow.trim()) {
+    return switch (follow) {
       case "true" -> true;
       case "false" -> false;
       default -> throw ApiError.invalidArgument("follow", "true or false",

@@ -33,7 +33,7 @@ final class RecordRoutes implements HttpRoutes {
   }
 
   private void append(Context ctx) {
-    byte[] body = ctx.bodyAsBytes();
+    byte[] body = RequestBodies.read(ctx);
     QueryParams.of(ctx, Set.of(BodyEncoding.QUERY_PARAM));
     BodyEncoding encoding = BodyEncoding.of(ctx);
     RequestBodies.Append batch = Json.parse(body, RequestBodies.Append.class);

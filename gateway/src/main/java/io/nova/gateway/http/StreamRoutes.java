@@ -34,7 +34,7 @@ final class StreamRoutes implements HttpRoutes {
   }
 
   private void create(Context ctx) {
-    byte[] body = ctx.bodyAsBytes();
+    byte[] body = RequestBodies.read(ctx);
     QueryParams.of(ctx, Set.of());
     String basin = ctx.pathParam("basin");
     String stream = Json.parse(body, RequestBodies.CreateStream.class).checkedStream();

@@ -249,6 +249,8 @@ class HttpApiTest {
     assertThat(first(s + "/records?tail_offset=3")).isEqualTo(7);
     assertThat(http.get(s + "/records?seq_num=2&count=3").json().get("records")).hasSize(3);
     assertThat(http.get(s + "/records?seq_num=0&bytes=20").json().get("records")).hasSize(2);
+    // A read returns at least one record even when that record alone is over bytes (docs/http-api.md).
+    assertThat(http.get(s + "/records?seq_num=0&bytes=1").json().get("records")).hasSize(1);
     assertThat(first(s + "/records?timestamp=" + ts5)).isLessThanOrEqualTo(5);
     assertThat(http.get(s + "/records?seq_num=0&until=" + ts5).json().get("records").size()).isLessThanOrEqualTo(5);
     HttpCalls.Answer past = http.get(s + "/records?seq_num=50");
@@ -365,6 +367,198 @@ class HttpApiTest {
         "Last-Event-ID", Long.toString(Long.MAX_VALUE));
     assertThat(bigId.status()).isEqualTo(400);
     assertThat(tail(s)).isEqualTo(1);
+  }
+
+  /** Asserts a 400 invalid_argument naming {@code field}, with a message free of Java names. */
+  private static void refused(HttpCalls.Answer a, String field, String what) {
+    assertThat(a.status()).as(what + " -> " + a).isEqualTo(400);
+    assertThat(a.json().get("code").asText()).as(what + " -> " + a).isEqualTo("invalid_argument");
+    assertThat(a.json().get("field").asText()).as(what + " -> " + a).isEqualTo(field);
+    assertThat(a.json().get("limit").asText()).as(what + " -> " + a).isNotBlank();
+    assertJavaFree(a, what);
+  }
+
+  private static void assertJavaFree(HttpCalls.Answer a, String what) {
+    assertThat(a.json().get("message").asText()).as(what + " -> " + a)
+        .doesNotContain("$", "`", "io.nova", "java.", "com.fasterxml", "Constraints", "Coercion");
+  }
+
+  @Test
+  @Order(10)
+  void unpairedSurrogatesAreRefusedNamingTheField() {
+    String s = newStream("utf16");
+    append(s, "{\"records\":[{\"body\":\"a\"}]}");
+    assertThat(http.put(s + "/fence", "{\"fencing_token\":\"tok\"}").status()).isEqualTo(200);
+    String[][] cases = {
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"\\ud800\"}],\"fencing_token\":\"tok\"}", "records[0].body"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"x\\udfffy\"}],\"fencing_token\":\"tok\"}", "records[0].body"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":\"\\udfff\",\"value\":\"v\"}]}],"
+            + "\"fencing_token\":\"tok\"}", "records[0].headers[0].name"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":\"n\",\"value\":\"\\ud83d\"}]}],"
+            + "\"fencing_token\":\"tok\"}", "records[0].headers[0].value"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"tok\\udfff\"}", "fencing_token"},
+        {"PUT", s + "/fence", "{\"fencing_token\":\"tok\\udfff\"}", "fencing_token"},
+        {"POST", "/v1/basins", "{\"basin\":\"b\\ud800\"}", "basin"},
+        {"POST", "/v1/basins/api/streams", "{\"stream\":\"s\\ude00\"}", "stream"}};
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.send(c[0], c[1], c[2]);
+      refused(a, c[3], c[2]);
+      assertThat(a.json().get("message").asText()).contains("not valid Unicode: unpaired surrogate");
+    }
+    assertThat(tail(s)).as("nothing was appended").isEqualTo(1);
+    assertThat(http.get(s + "/fence").json().get("fencing_token").asText()).isEqualTo("tok");
+    // A proper pair is one character outside the BMP and is kept as its 4 UTF-8 bytes.
+    append(s, "{\"records\":[{\"body\":\"\\ud83d\\ude00\"}],\"fencing_token\":\"tok\"}");
+    assertThat(bodies(s)).containsExactly("a", "\uD83D\uDE00");
+  }
+
+  @Test
+  @Order(11)
+  void valuesOfAnotherJsonTypeAreNotCoerced() {
+    String s = newStream("types");
+    append(s, "{\"records\":[{\"body\":\"a\"}]}");
+    String[][] cases = {
+        {"POST", s + "/records", "{\"records\":[{\"body\":5}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":true}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":1.5}]}", "records[0].body", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":1,\"value\":\"v\"}]}]}",
+            "records[0].headers[0].name", "a string"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":\"1\"}", "match_seq_num", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":true}", "match_seq_num", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\",\"timestamp\":\"5\"}]}", "records[0].timestamp", "an integer"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":7}", "fencing_token", "a string"},
+        {"POST", s + "/records", "{\"records\":[1]}", "records[0]", "an object"},
+        {"POST", s + "/records", "{\"records\":{}}", "records", "an array"},
+        {"POST", s + "/records", "{\"records\":[{\"body\":\"a\"}],\"records\":[{\"body\":\"b\"}]}", "records", "once"},
+        {"PUT", s + "/fence", "{\"fencing_token\":7}", "fencing_token", "a string"},
+        {"PUT", s + "/fence", "{\"fencing_token\":false}", "fencing_token", "a string"},
+        {"POST", "/v1/basins", "{\"basin\":5}", "basin", "a string"},
+        {"POST", "/v1/basins", "[1]", "body", "object"},
+        {"POST", "/v1/basins/api/streams", "{\"stream\":5}", "stream", "a string"}};
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.send(c[0], c[1], c[2]);
+      refused(a, c[3], c[2]);
+      assertThat(a.json().get("message").asText()).as(c[2]).contains(c[4]);
+    }
+    assertThat(http.get("/v1/basins/5").status()).as("no basin \"5\" was created").isEqualTo(404);
+    assertThat(http.get("/v1/basins/api/streams/5").status()).isEqualTo(404);
+    assertThat(http.get(s + "/fence").json().get("fencing_token").asText()).isEmpty();
+    assertThat(tail(s)).as("nothing was appended").isEqualTo(1);
+    // Parser limits and syntax errors speak JSON too, not Jackson's class names.
+    HttpCalls.Answer longNumber = http.post(s + "/records",
+        "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":1" + "0".repeat(2000) + "}");
+    assertThat(longNumber.status()).as(longNumber.toString()).isEqualTo(400);
+    assertJavaFree(longNumber, "a 2001-digit number");
+    HttpCalls.Answer deep = http.post("/v1/basins", "[".repeat(5000) + "]".repeat(5000));
+    assertThat(deep.status()).isEqualTo(400);
+    assertJavaFree(deep, "deep nesting");
+  }
+
+  @Test
+  @Order(12)
+  void base64IsReadStrictlyAndEncodingNamesAreCaseSensitive() {
+    String s = newStream("b64");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk\"}]}"), "records[0].body", "unpadded");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGl=\"}]}"), "records[0].body",
+        "non-zero unused bits");
+    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk=\",\"headers\":[{\"name\":\"aw\","
+        + "\"value\":\"\"}]}]}"), "records[0].headers[0].name", "unpadded header name");
+    refused(http.post(s + "/records?encoding=BASE64", "{\"records\":[{\"body\":\"aGk=\"}]}"), "encoding", "upper case");
+    refused(http.post(s + "/records", "{\"records\":[{\"body\":\"aGk=\"}]}", "Nova-Encoding", "Base64"), "Nova-Encoding",
+        "upper case header");
+    assertThat(tail(s)).isZero();
+    append(s, "{\"records\":[{\"body\":\"x\"},{\"body\":\"y\"}]}");
+    assertThat(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk=\"}]}").status()).isEqualTo(200);
+    assertThat(http.get(s + "/records?seq_num=2").json().get("records").get(0).get("body").asText()).isEqualTo("hi");
+  }
+
+  @Test
+  @Order(13)
+  void queryParametersArePlainDigitsAndWellEncodedEverywhere() throws Exception {
+    String s = newStream("query");
+    append(s, "{\"records\":[{\"body\":\"a\"},{\"body\":\"b\"}]}");
+    for (String q : List.of("seq_num=%zz", "seq_num=%", "seq_num=1%2")) {
+      refused(raw(s + "/records?" + q), "seq_num", q);
+    }
+    refused(raw(s + "/records?seq_num=1&x%zz=1"), "query", "malformed name");
+    for (String q : List.of("seq_num=+1", "seq_num=%201", "seq_num=1%20",
+        "seq_num=%EF%BC%91", "seq_num=-0", "seq_num=0x1")) {
+      refused(http.get(s + "/records?" + q), "seq_num", q);
+    }
+    refused(http.get(s + "/records?count=%2B1"), "count", "count=+1");
+    refused(http.get(s + "/records?clamp=%20true"), "clamp", "clamp with a space");
+    refused(http.get(s + "/records", "Accept", "text/event-stream", "Last-Event-ID", "x"), "Last-Event-ID", "sse");
+    refused(http.get("/health?verbose=1"), "verbose", "health");
+    refused(http.get("/ready?x=1"), "x", "ready");
+    refused(http.get("/metrics?x=1"), "x", "metrics");
+    refused(http.get("/metrics?format=xml"), "format", "metrics format");
+    refused(http.get("/metrics?format=json&format=json"), "format", "metrics format twice");
+    assertThat(http.get("/metrics?format=json").status()).isEqualTo(200);
+    assertThat(http.get(s + "/records?seq_num=01").json().get("records").get(0).get("body").asText()).isEqualTo("b");
+  }
+
+  @Test
+  @Order(14)
+  void requestsOutsideTheRoutesAnswerJson() throws Exception {
+    for (String path : List.of("/v1/basins/%00", "/v1/basins/%", "/v1/basins/api/streams/a%zzb", "/v1/%2")) {
+      String raw = rawGet(path);
+      String what = "GET " + path + " -> " + raw;
+      assertThat(raw).as(what).startsWith("HTTP/1.1 4");
+      assertThat(raw.toLowerCase(java.util.Locale.ROOT)).as(what).contains("content-type: application/json");
+      String body = raw.substring(raw.indexOf("\r\n\r\n") + 4);
+      JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+      assertThat(json.get("code").asText()).as(what).isNotBlank();
+      assertThat(json.get("message").asText()).as(what).isNotBlank();
+    }
+    // HEAD is refused everywhere rather than answered 200 without running the GET.
+    for (String path : List.of("/v1/basins/api/streams/nope/records", "/v1/basins/api", "/health")) {
+      assertThat(http.send("HEAD", path, null).status()).as("HEAD " + path).isEqualTo(405);
+    }
+  }
+
+  /** {@link #rawGet} as an answer (status and body). */
+  private HttpCalls.Answer raw(String path) throws Exception {
+    String raw = rawGet(path);
+    return new HttpCalls.Answer(Integer.parseInt(raw.substring(9, 12)), null, raw.substring(raw.indexOf("\r\n\r\n") + 4));
+  }
+
+  /** Sends {@code GET path} byte for byte (no client-side URI checks) and returns the whole answer. */
+  private String rawGet(String path) throws Exception {
+    java.net.URI base = java.net.URI.create(http.base());
+    try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  @Order(15)
+  void anOversizedBodyIs413WithoutAWarning() {
+    ch.qos.logback.classic.LoggerContext logging =
+        (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> captured =
+        new ch.qos.logback.core.read.ListAppender<>();
+    captured.setContext(logging);
+    captured.start();
+    ch.qos.logback.classic.Logger root = logging.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.addAppender(captured);
+    try {
+      String s = newStream("big");
+      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1));
+      assertThat(a.status()).isEqualTo(413);
+      assertThat(a.json().get("code").asText()).isEqualTo("payload_too_large");
+      assertThat(http.post("/v1/basins", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1)).status()).isEqualTo(413);
+      assertThat(tail(s)).isZero();
+    } finally {
+      root.detachAppender(captured);
+      captured.stop();
+    }
+    assertThat(captured.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+        .filteredOn(e -> e.getFormattedMessage().toLowerCase(java.util.Locale.ROOT).contains("size"))
+        .isEmpty();
   }
 
   @Test

@@ -96,9 +96,13 @@ class OpenApiConformanceTest {
     String b = "/v1/basins/oa";
     String s = b + "/streams/s1";
     String none = b + "/streams/nope";
+    String badName = b + "/streams/" + "n".repeat(300);
+    String tooLarge = "x".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1);
     List<Case> c = new ArrayList<>();
     c.add(new Case("GET", "/health", 200, () -> http.get("/health")));
     c.add(new Case("GET", "/ready", 200, () -> http.get("/ready")));
+    c.add(new Case("GET", "/health", 400, () -> http.get("/health?verbose=true")));
+    c.add(new Case("GET", "/ready", 400, () -> http.get("/ready?x=1")));
     c.add(new Case("GET", "/v1/openapi.json", 200, () -> http.get("/v1/openapi.json")));
     c.add(new Case("GET", "/metrics", 200, () -> http.get("/metrics")));
     c.add(new Case("GET", "/metrics", 200, () -> http.get("/metrics?format=json")));
@@ -106,6 +110,7 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", "/v1/basins", 201, () -> http.post("/v1/basins", "{\"basin\":\"oa\"}")));
     c.add(new Case("POST", "/v1/basins", 409, () -> http.post("/v1/basins", "{\"basin\":\"oa\"}")));
     c.add(new Case("POST", "/v1/basins", 400, () -> http.post("/v1/basins", "{\"basin\":\"Bad_Name\"}")));
+    c.add(new Case("POST", "/v1/basins", 413, () -> http.post("/v1/basins", tooLarge)));
     c.add(new Case("GET", "/v1/basins", 200, () -> http.get("/v1/basins?prefix=o&limit=10")));
     c.add(new Case("GET", "/v1/basins", 400, () -> http.get("/v1/basins?limit=5000")));
     c.add(new Case("GET", "/v1/basins/{basin}", 200, () -> http.get(b)));
@@ -114,11 +119,13 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 201, () -> http.post(b + "/streams", "{\"stream\":\"s1\"}")));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 409, () -> http.post(b + "/streams", "{\"stream\":\"s1\"}")));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 400, () -> http.post(b + "/streams", "{\"stream\":\"..\"}")));
+    c.add(new Case("POST", "/v1/basins/{basin}/streams", 413, () -> http.post(b + "/streams", tooLarge)));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 404, () -> http.post("/v1/basins/nope/streams", "{\"stream\":\"s\"}")));
     c.add(new Case("GET", "/v1/basins/{basin}/streams", 200, () -> http.get(b + "/streams?prefix=s")));
     c.add(new Case("GET", "/v1/basins/{basin}/streams", 400, () -> http.get(b + "/streams?limit=-1")));
     c.add(new Case("GET", "/v1/basins/{basin}/streams", 404, () -> http.get("/v1/basins/nope/streams")));
     c.add(new Case("GET", STREAM, 200, () -> http.get(s)));
+    c.add(new Case("GET", STREAM, 400, () -> http.get(badName)));
     c.add(new Case("GET", STREAM, 404, () -> http.get(none)));
     c.add(new Case("POST", RECORDS, 200, () -> http.post(s + "/records", "{\"records\":[{\"body\":\"a\"}]}")));
     c.add(new Case("POST", RECORDS, 400, () -> http.post(s + "/records", "not json")));
@@ -131,19 +138,24 @@ class OpenApiConformanceTest {
     c.add(new Case("GET", RECORDS, 400, () -> http.get(s + "/records?seqnum=0")));
     c.add(new Case("GET", RECORDS, 404, () -> http.get(none + "/records")));
     c.add(new Case("GET", RECORDS + "/tail", 200, () -> http.get(s + "/records/tail")));
+    c.add(new Case("GET", RECORDS + "/tail", 400, () -> http.get(badName + "/records/tail")));
     c.add(new Case("GET", RECORDS + "/tail", 404, () -> http.get(none + "/records/tail")));
     c.add(new Case("PUT", FENCE, 200, () -> http.put(s + "/fence", "{\"fencing_token\":\"t1\"}")));
     c.add(new Case("PUT", FENCE, 400, () -> http.put(s + "/fence", "{\"fencing_token\":\"" + "x".repeat(37) + "\"}")));
+    c.add(new Case("PUT", FENCE, 413, () -> http.put(s + "/fence", tooLarge)));
     c.add(new Case("PUT", FENCE, 404, () -> http.put(none + "/fence", "{\"fencing_token\":\"t1\"}")));
     c.add(new Case("GET", FENCE, 200, () -> http.get(s + "/fence")));
+    c.add(new Case("GET", FENCE, 400, () -> http.get(badName + "/fence")));
     c.add(new Case("GET", FENCE, 404, () -> http.get(none + "/fence")));
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"t0\"}")));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 409, () -> http.delete(b)));
+    c.add(new Case("DELETE", STREAM, 400, () -> http.delete(badName)));
     c.add(new Case("DELETE", STREAM, 204, () -> http.delete(s)));
     c.add(new Case("DELETE", STREAM, 404, () -> http.delete(s)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 204, () -> http.delete(b)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 404, () -> http.delete(b)));
+    c.add(new Case("DELETE", "/v1/basins/{basin}", 400, () -> http.delete("/v1/basins/Bad_Name")));
     c.add(new Case("GET", "/ready", 503, this::readyAfterLosingTheMajority));
     return c;
   }
