@@ -18,7 +18,9 @@ import org.apache.ratis.util.TimeDuration;
  *
  * <p>A write is also never resubmitted once its caller's deadline has passed ({@link #withDeadline}):
  * the caller may have retried elsewhere by then, and a late copy of an earlier command landing after a
- * later one would reorder them — for a Fence, that would reinstall an older token.
+ * later one would reorder them — for a Fence, that would reinstall an older token. (The group's leader
+ * also refuses, at admission, any copy that arrives after the deadline carried in the entry; see
+ * docs/adr/0010-deadline-at-admission.md. This policy only avoids sending copies that would be refused.)
  *
  * <p>Thread-safe. The deadline is per calling thread: Ratis' blocking client consults the policy on the
  * thread that sent the request.

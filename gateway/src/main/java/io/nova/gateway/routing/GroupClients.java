@@ -3,8 +3,6 @@ package io.nova.gateway.routing;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
-import io.grpc.Context;
-import io.grpc.Deadline;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
@@ -23,10 +21,10 @@ import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.ratis.client.RaftClient;
@@ -53,8 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class GroupClients implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
-  /** The longest a write is resubmitted (leader changes) when its caller set no earlier deadline. */
-  static final long WRITE_DEADLINE_DEFAULT_MS = 8_000;
 
   /**
    * How long a read may wait for its reply: longer than the longest long-poll a shard parks
@@ -64,11 +60,23 @@ public final class GroupClients implements AutoCloseable {
       io.nova.statemachine.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
 
   private final ClusterLayout layout;
+  private final Clock clock;
   private final List<RaftClient> writeClients = new ArrayList<>();
   private final List<RaftClient> readClients = new ArrayList<>();
 
+  /** Clients of every group of {@code layout}; write deadlines are stamped from the system clock. */
   public GroupClients(ClusterLayout layout) {
+    this(layout, Clock.systemUTC());
+  }
+
+  /**
+   * @param layout the groups to reach
+   * @param clock the wall clock write deadlines are stamped from (see {@link WriteDeadline}); must be
+   *     NTP-synchronised with every node's
+   */
+  public GroupClients(ClusterLayout layout, Clock clock) {
     this.layout = layout;
+    this.clock = clock;
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy()));
       RaftProperties reads = RaftTuning.clientProperties();
@@ -91,9 +99,18 @@ public final class GroupClients implements AutoCloseable {
     return layout;
   }
 
-  /** Writes a command to a shard group's log and returns the result its state machine applied. */
+  /**
+   * Writes a command to a shard group's log and returns the result its state machine applied. The
+   * command is sent carrying the serving RPC's deadline ({@link WriteDeadline}); a write that cannot be
+   * admitted in time fails with {@code deadline_exceeded} (definite), and an unknown outcome
+   * ({@code unavailable} with {@code may_have_taken_effect}) is reported only after the caller's deadline.
+   *
+   * @throws GatewayException with the typed error when the write was refused or its outcome is unknown
+   */
   public ShardResult write(int shard, ShardCommand command) {
-    return write(layout.shard(shard), command, ShardResult.parser());
+    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    return write(layout.shard(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
+        deadline, ShardResult.parser());
   }
 
   /** A linearizable query of a shard group. */
@@ -127,22 +144,38 @@ public final class GroupClients implements AutoCloseable {
     }
   }
 
+  /** Writes a command to the meta group's log, as {@link #write(int, ShardCommand)} does to a shard's. */
   public MetaResult writeMeta(MetaCommand command) {
-    return write(layout.meta(), command, MetaResult.parser());
+    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    return write(layout.meta(), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
+        deadline, MetaResult.parser());
   }
 
   public MetaQueryResult queryMeta(MetaQuery query) {
     return read(layout.meta(), query, MetaQueryResult.parser());
   }
 
-  private <T> T write(GroupSpec spec, MessageLite command, Parser<T> parser) {
+  private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
+    if (deadline.admissionClosed()) {
+      // Its leader would refuse it: say so without sending (nothing was appended).
+      throw new GatewayException(Errors.deadlineExceeded(deadline.admitByWallMs(), clock.millis()).toBuilder()
+          .setMessage("the call has too little time left to write (under " + WriteDeadline.MARGIN_MS
+              + " ms before its deadline); nothing was sent or appended. Retry with a longer deadline")
+          .build());
+    }
     RaftClient client = writeClients.get(indexOf(spec));
     try {
       Message message = message(command);
-      return parse(WriteRetryPolicy.withDeadline(callerDeadlineNanos(), () -> client.io().send(message)),
+      return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), () -> client.io().send(message)),
           parser);
     } catch (IOException e) {
-      throw translate(spec, e, true);
+      GatewayException failure = translate(spec, e, true);
+      if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()) {
+        // A copy may still be admitted until the deadline it carries: the caller must not hear "unknown"
+        // (and write again) before then, or that copy could land after its next write.
+        deadline.awaitCallerDeadline();
+      }
+      throw failure;
     }
   }
 
@@ -153,19 +186,6 @@ public final class GroupClients implements AutoCloseable {
     } catch (IOException e) {
       throw translate(spec, e, false);
     }
-  }
-
-  /**
-   * When the RPC being served gives up: its gRPC deadline, or {@value #WRITE_DEADLINE_DEFAULT_MS} ms
-   * from now for callers without one (sessions). Resubmitting a write after that could land it after
-   * the caller's own retry elsewhere.
-   */
-  private static long callerDeadlineNanos() {
-    Deadline deadline = Context.current().getDeadline();
-    long defaultNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS);
-    return deadline == null ? defaultNanos
-        : System.nanoTime() + Math.min(deadline.timeRemaining(TimeUnit.NANOSECONDS),
-            TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS));
   }
 
   private int indexOf(GroupSpec spec) {
