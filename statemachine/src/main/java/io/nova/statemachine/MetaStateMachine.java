@@ -58,7 +58,8 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param shardCount how many shard groups streams are placed on; at least 1
-   * @param clock the source of creation times
+   * @param clock the source of creation times, and the clock write deadlines are checked against at
+   *     admission (NTP-synchronised with the gateways', see ADR 0010)
    * @throws IllegalArgumentException if {@code shardCount < 1}
    */
   public MetaStateMachine(Path storeDir, int shardCount, Clock clock) {

@@ -98,7 +98,8 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
-   * @param clock the source of arrival times stamped on appends
+   * @param clock the source of arrival times stamped on appends, and the clock write deadlines are
+   *     checked against at admission (NTP-synchronised with the gateways', see ADR 0010)
    */
   public ShardStateMachine(Path storeDir, Clock clock) {
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
