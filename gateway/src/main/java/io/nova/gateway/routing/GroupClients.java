@@ -102,8 +102,9 @@ public final class GroupClients implements AutoCloseable {
   /**
    * Writes a command to a shard group's log and returns the result its state machine applied. The
    * command is sent carrying the serving RPC's deadline ({@link WriteDeadline}); a write that cannot be
-   * admitted in time fails with {@code deadline_exceeded} (definite), and an unknown outcome
-   * ({@code unavailable} with {@code may_have_taken_effect}) is reported only after the caller's deadline.
+   * admitted in time fails with {@code deadline_exceeded} (definite), and an unknown outcome after a
+   * request timeout ({@code unavailable} with {@code may_have_taken_effect}) is reported only after the
+   * caller's deadline.
    *
    * @throws GatewayException with the typed error when the write was refused or its outcome is unknown
    */
@@ -140,7 +141,7 @@ public final class GroupClients implements AutoCloseable {
       }
       return parse(reply, parser);
     } catch (IOException e) {
-      throw translate(spec, e, write);
+      throw translate(spec, e, write, false);
     }
   }
 
@@ -164,15 +165,18 @@ public final class GroupClients implements AutoCloseable {
           .build());
     }
     RaftClient client = writeClients.get(indexOf(spec));
+    WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
     try {
       Message message = message(command);
-      return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), () -> client.io().send(message)),
-          parser);
+      return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
+          () -> client.io().send(message)), parser);
     } catch (IOException e) {
-      GatewayException failure = translate(spec, e, true);
-      if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()) {
-        // A copy may still be admitted until the deadline it carries: the caller must not hear "unknown"
-        // (and write again) before then, or that copy could land after its next write.
+      GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
+      if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
+          && WriteRetryPolicy.endedUnanswered(e)) {
+        // No answer: a stalled leader may still hold the request and admit it until the deadline it
+        // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
+        // land after its next write.
         deadline.awaitCallerDeadline();
       }
       throw failure;
@@ -184,7 +188,7 @@ public final class GroupClients implements AutoCloseable {
     try {
       return parse(client.io().sendReadOnly(message(query)), parser);
     } catch (IOException e) {
-      throw translate(spec, e, false);
+      throw translate(spec, e, false, false);
     }
   }
 
@@ -208,7 +212,14 @@ public final class GroupClients implements AutoCloseable {
     }
   }
 
-  private static GatewayException translate(GroupSpec spec, IOException e, boolean write) {
+  /**
+   * The typed error for a failed call: an admission refusal carries its own detail (definite: a ready
+   * leader answered, so an earlier copy of the same call would have been answered from its retry cache);
+   * anything else is {@code unavailable}, with {@code may_have_taken_effect} for a write when some
+   * attempt ({@code attemptsMayHaveAppended}) or the final failure may have been appended.
+   */
+  private static GatewayException translate(GroupSpec spec, IOException e, boolean write,
+      boolean attemptsMayHaveAppended) {
     if (e instanceof StateMachineException) {
       Optional<ErrorDetail> rejected = CommandRejectedException.decode(e);
       if (rejected.isPresent()) {
@@ -218,7 +229,7 @@ public final class GroupClients implements AutoCloseable {
     if (e instanceof InterruptedIOException) {
       Thread.currentThread().interrupt();
     }
-    boolean mayHaveTakenEffect = write && !WriteRetryPolicy.provesNotAppended(e);
+    boolean mayHaveTakenEffect = write && (attemptsMayHaveAppended || !WriteRetryPolicy.provesNotAppended(e));
     LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
     return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
         "group " + spec.name() + " could not serve the call: " + rootMessage(e)

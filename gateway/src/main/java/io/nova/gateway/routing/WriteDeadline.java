@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
  *       this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
  *       past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
  *   <li>no resubmission (after a leader change) starts after {@link #admitByNanos()};
- *   <li>an unknown outcome is reported only once the caller's deadline has passed
+ *   <li>an unknown outcome after a request timeout (no answer: the leader may be stalled with the
+ *       request queued) is reported only once the caller's deadline has passed
  *       ({@link #awaitCallerDeadline()}), so by the time anyone learns it, no copy can still be admitted.
+ *       After a lost connection it is reported at once: the peer closed it or died, and admits nothing.
  * </ul>
  *
  * <p>Immutable and thread-safe; nano times are {@link System#nanoTime()} readings.
