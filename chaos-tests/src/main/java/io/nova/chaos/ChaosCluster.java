@@ -57,6 +57,7 @@ public final class ChaosCluster implements AutoCloseable {
   static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(120);
   static final Duration NODE_READY_TIMEOUT = Duration.ofSeconds(60);
   static final String RULE_COMMENT = "nova-chaos";
+  static final long READY_POLL_MS = 100;
 
   /** One node: its id, container, host folder and published API port. */
   public record Node(String id, GenericContainer<?> container, Path dir, int hostPort) {
@@ -238,14 +239,22 @@ public final class ChaosCluster implements AutoCloseable {
     }
   }
 
-  /** Undoes every fault: heals partitions, resumes paused nodes, starts downed ones. */
+  /**
+   * Undoes every fault: heals partitions, resumes paused nodes, starts downed ones and waits (bounded)
+   * until their gateways answer. Downed nodes are all started before the first wait, so they boot in
+   * parallel and a two-node heal costs one boot, not two.
+   */
   public void healAll() throws IOException, InterruptedException {
     healPartitions();
     for (String id : List.copyOf(paused)) {
       unpause(id);
     }
-    for (String id : List.copyOf(down)) {
-      restart(id);
+    List<String> starting = List.copyOf(down);
+    for (String id : starting) {
+      restartAsync(id);
+    }
+    for (String id : starting) {
+      awaitGateway(id);
     }
   }
 
@@ -280,7 +289,8 @@ public final class ChaosCluster implements AutoCloseable {
           c.clusterStatus();
           return;
         } catch (RuntimeException e) {
-          sleep(250);
+          // A refused connection fails at once; polling often costs little and ends each heal sooner.
+          sleep(READY_POLL_MS);
         }
       }
     }
@@ -380,13 +390,14 @@ public final class ChaosCluster implements AutoCloseable {
         LOG.warn("could not resume {}: {}", id, e.toString());
       }
     }
-    for (Node n : nodes.values()) {
+    // In parallel, like the start: each removal waits for Docker.
+    CompletableFuture.allOf(nodes.values().stream().map(n -> CompletableFuture.runAsync(() -> {
       try {
         n.container().stop();
       } catch (RuntimeException e) {
         LOG.warn("could not remove {}: {}", n.id(), e.toString());
       }
-    }
+    })).toArray(CompletableFuture[]::new)).join();
     try {
       network.close();
     } catch (RuntimeException e) {

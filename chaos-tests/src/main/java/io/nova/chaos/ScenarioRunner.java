@@ -48,11 +48,15 @@ public final class ScenarioRunner {
   static final long ELECTION_TIMEOUT_MS = 1000;
   static final Duration FAULT_HOLD = Duration.ofSeconds(3);
   static final Duration RECOVERY_BOUND = Duration.ofSeconds(40);
+  /** The shortest calm between one fault's heal and the next fault, and at the end of the fault window. */
+  static final Duration QUIET_MIN = Duration.ofSeconds(1);
+  /** How long the healed workload keeps running after recovery was measured. */
+  static final long DRAIN_MS = 1000;
 
   /** The numbers a run reports. */
   public record Result(Scenario scenario, long seed, long ok, long failed, long indefinite, int faults,
       int leaderChanges, long checks, long anomalies, long leaderAfterHealMs, long appendAfterHealMs,
-      long runMs, Path dir, Verdict verdict) {
+      long runMs, Path dir, Verdict verdict, String phases) {
 
     public String row() {
       return String.format("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d ms | %d ms | %d s |", scenario, seed,
@@ -91,6 +95,7 @@ public final class ScenarioRunner {
 
   public Result run() throws Exception {
     long begin = System.nanoTime();
+    Phases phases = new Phases();
     deleteTree(dir);
     Files.createDirectories(dir);
     History history = new History();
@@ -99,44 +104,53 @@ public final class ScenarioRunner {
     long appendMs;
     try (ChaosCluster cluster = ChaosCluster.start(image, scenario.nodes(), SHARD_COUNT, dir.resolve("nodes"),
         scenario != Scenario.KILL_TWO_IP_REUSE)) {
+      phases.lap("start");
       try {
         List<StreamAddress> open = new ArrayList<>();
         List<StreamAddress> fenced = new ArrayList<>();
         setUp(cluster, open, fenced);
+        phases.lap("setup");
         AtomicBoolean monitoring = new AtomicBoolean(true);
         Thread monitor = new Thread(() -> monitorLeaders(cluster, monitoring), "chaos-leader-monitor");
         monitor.setDaemon(true);
         monitor.start();
         Workload workload = new Workload(cluster.endpoints(), history, open, fenced, seed);
         workload.start();
-        ChaosCluster.sleep(3000);
-        long faultsEnd = System.nanoTime() + faultTime.toNanos();
-        while (System.nanoTime() < faultsEnd) {
-          ChaosCluster.sleep(faultInterval.toMillis() / 2 + random.nextLong(faultInterval.toMillis()));
-          injectOne(cluster);
-        }
+        injectFaults(cluster);
         cluster.healAll();
         long healed = System.nanoTime();
+        phases.lap("faults");
         leaderMs = awaitLeaders(cluster, healed);
         appendMs = probeAppends(cluster, open, history, healed);
-        ChaosCluster.sleep(2000);
+        phases.lap("recovery");
+        // A little healed traffic, so the real-time rules also see operations after recovery.
+        ChaosCluster.sleep(DRAIN_MS);
         workload.stop();
         monitoring.set(false);
         monitor.join(10_000);
+        phases.lap("drain");
         Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced);
+        phases.lap("readback");
         verdict = new Checker().check(history, finals, new Checker.Recovery(leaderMs, appendMs));
+        phases.lap("check");
       } finally {
         cluster.saveLogs(dir.resolve("logs"));
+        phases.lap("logs");
       }
     }
+    phases.lap("teardown");
     history.write(dir.resolve("history.jsonl"));
     Result r = new Result(scenario, seed, history.count(Op.Outcome.OK), history.count(Op.Outcome.FAIL),
         history.count(Op.Outcome.INFO), faults, leaderChanges.get(), verdict.checkCount(),
-        verdict.anomalyCount(), leaderMs, appendMs, (System.nanoTime() - begin) / 1_000_000, dir, verdict);
-    Files.writeString(dir.resolve("verdict.txt"), Result.header() + "\n" + r.row() + "\n\n" + verdict.report());
+        verdict.anomalyCount(), leaderMs, appendMs, (System.nanoTime() - begin) / 1_000_000, dir, verdict,
+        phases.toString());
+    Files.writeString(dir.resolve("verdict.txt"), Result.header() + "\n" + r.row() + "\n\nphases: " + r.phases()
+        + "\n\n" + verdict.report());
+    Files.writeString(dir.getParent().resolve("phases.txt"), scenario + " seed " + seed + ": " + r.phases() + "\n",
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     Files.writeString(dir.getParent().resolve("summary.md"), r.row() + "\n", StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
-    LOG.info("{} seed {}: {}", scenario, seed, r.row());
+    LOG.info("{} seed {}: {} ({})", scenario, seed, r.row(), r.phases());
     return r;
   }
 
@@ -178,6 +192,43 @@ public final class ScenarioRunner {
         }
         ChaosCluster.sleep(500);
       }
+    }
+  }
+
+  /**
+   * Runs the nemesis for {@link #faultTime} while the workload runs: a fault starts every
+   * {@link #faultInterval} (jittered ±50%, measured start to start, so a fault's hold and heal count
+   * towards it), but never sooner than {@link #QUIET_MIN} after the previous heal, and none starts in
+   * the last {@link #QUIET_MIN} of the window, nor one that would still be running at the window's end
+   * if it lasted as long as the longest fault so far. The first one comes after half an interval, the
+   * workload's warm-up. So the window ends at {@link #faultTime}, give or take one fault that ran longer
+   * than the ones before it.
+   */
+  private void injectFaults(ChaosCluster cluster) throws Exception {
+    long intervalMs = faultInterval.toMillis();
+    long endNs = System.nanoTime() + faultTime.toNanos();
+    long nextNs = System.nanoTime() + intervalMs / 2 * 1_000_000; // the workload's warm-up
+    long faultNsMax = 0;
+    // After the first fault, one starts only if a fault as long as the longest so far still ends in time.
+    while (nextNs + faultNsMax < endNs - QUIET_MIN.toNanos()) {
+      sleepUntil(nextNs);
+      long startedNs = System.nanoTime();
+      injectOne(cluster);
+      faultNsMax = Math.max(faultNsMax, System.nanoTime() - startedNs);
+      nextNs = Math.max(startedNs + jitteredMs(intervalMs) * 1_000_000, System.nanoTime() + QUIET_MIN.toNanos());
+    }
+    sleepUntil(endNs);
+  }
+
+  /** Between half and one and a half times {@code meanMs}. */
+  private long jitteredMs(long meanMs) {
+    return meanMs / 2 + random.nextLong(Math.max(1, meanMs));
+  }
+
+  private static void sleepUntil(long nanoTime) {
+    long leftMs = (nanoTime - System.nanoTime()) / 1_000_000;
+    if (leftMs > 0) {
+      ChaosCluster.sleep(leftMs);
     }
   }
 

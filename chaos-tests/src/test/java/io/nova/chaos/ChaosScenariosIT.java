@@ -29,7 +29,7 @@ class ChaosScenariosIT {
     String only = System.getProperty("chaos.scenarios", "all");
     List<Scenario> scenarios = only.equals("all") ? List.of(Scenario.values())
         : Arrays.stream(only.split(",")).map(String::trim).map(Scenario::valueOf).toList();
-    List<Long> seeds = Arrays.stream(System.getProperty("chaos.seeds", "1").split(","))
+    List<Long> seeds = Arrays.stream(System.getProperty("chaos.seeds", "1,2,3").split(","))
         .map(String::trim).map(Long::parseLong).toList();
     List<Arguments> runs = new ArrayList<>();
     for (long seed : seeds) {
@@ -43,7 +43,7 @@ class ChaosScenariosIT {
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("runs")
   void historyChecksWithNoAnomaly(Scenario scenario, long seed) throws Exception {
-    Duration faultTime = Duration.ofSeconds(Long.getLong("chaos.durationSec", 40));
+    Duration faultTime = Duration.ofSeconds(Long.getLong("chaos.durationSec", 30));
     Duration interval = Duration.ofSeconds(Long.getLong("chaos.faultIntervalSec", 5));
     Path out = Path.of(System.getProperty("chaos.outDir", "target/chaos"));
     ScenarioRunner.Result r = new ScenarioRunner(scenario, seed, faultTime, interval,

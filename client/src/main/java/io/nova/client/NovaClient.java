@@ -47,10 +47,10 @@ import java.util.random.RandomGenerator;
  * right leader. Before a call, an endpoint whose channel is in TRANSIENT_FAILURE is skipped.
  *
  * <p><b>Retries.</b> Idempotent calls ({@link #read}, {@link #checkTail}, {@link #fencingToken},
- * {@link #fence}, {@link #getStream}, {@link #listBasins}, {@link #listStreams}, {@link #clusterStatus})
+ * {@link #getStream}, {@link #listBasins}, {@link #listStreams}, {@link #clusterStatus})
  * are retried on UNAVAILABLE and DEADLINE_EXCEEDED on the next endpoint, with exponential back-off
  * (100 ms doubling to 1 s, jittered) for at most the {@linkplain Builder#retryBudget retry budget}.
- * Non-idempotent calls ({@link #append}, {@link #appendMatch}, {@code create*}, {@code delete*}) make
+ * Writes ({@link #append}, {@link #appendMatch}, {@link #fence}, {@code create*}, {@code delete*}) make
  * <em>one</em> wire attempt, so their outcome is definite whenever the error says so: they move on to
  * the next endpoint only when the connection was refused (the request never left the client). Each wire
  * attempt has the {@linkplain Builder#requestTimeout request timeout} as its deadline.

@@ -4,6 +4,7 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.statemachine.deadline.AdmissionDeadline;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.internal.RatisMessages;
@@ -34,7 +35,8 @@ import org.apache.ratis.statemachine.TransactionContext;
  *
  * <p><b>Message protocol.</b> Writes: the client message is a {@code MetaCommand} (its {@code arrival_ms}
  * is overwritten by the leader's clock); the reply is a {@code MetaResult} (basin, stream, done, or error
- * when the command changed nothing). A command with an invalid name or no kind fails the request with a
+ * when the command changed nothing). A command with an invalid name or no kind, or one that reaches the
+ * leader past its {@code deadline_ms}, fails the request with a
  * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended. A created
  * stream's id is the log index of its entry, unique for the cluster's lifetime. Reads: the query message
  * is a {@code MetaQuery}; the reply a {@code MetaQueryResult}.
@@ -49,6 +51,7 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   private final Path storeDir;
   private final int shardCount;
   private final Clock clock;
+  private final AdmissionDeadline admissionDeadline;
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
   private MetaState state;
   private volatile MetaStore store;
@@ -56,7 +59,8 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param shardCount how many shard groups streams are placed on; at least 1
-   * @param clock the source of creation times
+   * @param clock the source of creation times, and the clock write deadlines are checked against at
+   *     admission (NTP-synchronised with the gateways', see ADR 0010)
    * @throws IllegalArgumentException if {@code shardCount < 1}
    */
   public MetaStateMachine(Path storeDir, int shardCount, Clock clock) {
@@ -78,6 +82,7 @@ public final class MetaStateMachine extends ReplayingStateMachine {
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.shardCount = shardCount;
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.admissionDeadline = new AdmissionDeadline(clock);
   }
 
   @Override
@@ -111,6 +116,20 @@ public final class MetaStateMachine extends ReplayingStateMachine {
     Optional<ErrorDetail> invalid = MetaValidation.check(parsed.get());
     return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
         : RatisMessages.transaction(this, request, parsed.get().toBuilder().setArrivalMs(clock.millis()).build());
+  }
+
+  /**
+   * Admission (leader only, serial, in log order): a command whose deadline has passed is refused before
+   * the log, as in {@link ShardStateMachine#preAppendTransaction}; nothing else is decided here.
+   */
+  @Override
+  public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
+    MetaCommand command = (MetaCommand) trx.getStateMachineContext();
+    Optional<ErrorDetail> late = admissionDeadline.check(command.getDeadlineMs());
+    if (late.isPresent()) {
+      throw RatisMessages.refusedAtAdmission(late.get());
+    }
+    return trx;
   }
 
   @Override

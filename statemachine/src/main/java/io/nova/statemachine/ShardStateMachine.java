@@ -8,6 +8,7 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.statemachine.deadline.AdmissionDeadline;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.internal.RatisMessages;
@@ -44,7 +45,6 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -56,12 +56,14 @@ import org.apache.ratis.statemachine.TransactionContext;
  *
  * <p><b>Message protocol.</b> Writes: the client message is a {@code ShardCommand}; the reply is a
  * {@code ShardResult} (append_ack, fence_boundary, done, or error when the entry was a no-op at apply).
- * A command refused before the log (invalid, or failing admission) fails the request with a
+ * A command refused before the log (invalid, past its {@code deadline_ms}, or failing admission) fails
+ * the request with a
  * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended.
  * Reads: the query message is a {@code ShardQuery}; the reply a {@code ShardQueryResult}.
  *
  * <p><b>Pipeline.</b> {@code startTransaction} (leader, concurrent) validates limits and stamps
- * {@code arrival_ms}; {@code preAppendTransaction} (leader, serial, log order) is the assignment cursor;
+ * {@code arrival_ms}; {@code preAppendTransaction} (leader, serial, log order) refuses entries past their
+ * deadline by the leader's clock and is the assignment cursor;
  * {@code applyTransaction} (every replica, log order) assigns seq_nums and timestamps and persists them
  * atomically with the applied index.
  *
@@ -84,6 +86,7 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   private final Path storeDir;
   private final Clock clock;
+  private final AdmissionDeadline admissionDeadline;
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
   private final Map<Long, StreamState> applied = new ConcurrentHashMap<>();
   private final Object cursorLock = new Object();
@@ -96,7 +99,8 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
-   * @param clock the source of arrival times stamped on appends
+   * @param clock the source of arrival times stamped on appends, and the clock write deadlines are
+   *     checked against at admission (NTP-synchronised with the gateways', see ADR 0010)
    */
   public ShardStateMachine(Path storeDir, Clock clock) {
     this(null, storeDir, clock);
@@ -111,6 +115,7 @@ public final class ShardStateMachine extends ReplayingStateMachine {
     super(groupName);
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.admissionDeadline = new AdmissionDeadline(clock);
   }
 
   @Override
@@ -149,6 +154,10 @@ public final class ShardStateMachine extends ReplayingStateMachine {
    * The assignment cursor. Ratis admits client writes only once this leader is ready (its first entry of
    * the term is applied, hence every earlier entry too), so a stream's cursor state can be loaded lazily
    * from applied state the first time the stream is touched in a term.
+   *
+   * <p>The entry's deadline is checked first, here and not in {@code startTransaction}: this is the last
+   * step before the entry enters the log, serial with every other admission, so "refused after its
+   * deadline" holds at the very point that orders it. A refusal leaves the cursor untouched.
    */
   @Override
   public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
@@ -159,6 +168,10 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   private TransactionContext admit(TransactionContext trx) throws IOException {
     ShardCommand command = (ShardCommand) trx.getStateMachineContext();
+    Optional<ErrorDetail> late = admissionDeadline.check(command.getDeadlineMs());
+    if (late.isPresent()) {
+      throw RatisMessages.refusedAtAdmission(late.get());
+    }
     long streamId = ShardCommands.streamIdOf(command);
     long term = division().getInfo().getCurrentTerm();
     synchronized (cursorLock) {
@@ -169,8 +182,8 @@ public final class ShardStateMachine extends ReplayingStateMachine {
       StreamState cursorState = cursor.containsKey(streamId) ? cursor.get(streamId) : applied.get(streamId);
       Admission.Decision decision = Admission.admit(cursorState, applied.get(streamId), command);
       if (decision instanceof Admission.Rejected rejected) {
-        // false: a refused command is an application outcome; the leader must not step down.
-        throw new StateMachineException("rejected", CommandRejectedException.encode(rejected.error()), false);
+        // A refused command is an application outcome; the leader must not step down.
+        throw RatisMessages.refusedAtAdmission(rejected.error());
       }
       cursor.put(streamId, ((Admission.Admitted) decision).cursorState());
     }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proves, on a real single-peer Ratis group over gRPC, that the meta state machine stamps arrival times,
- * assigns stream ids from log indexes, rejects invalid names before the log, and recovers after restart.
+ * assigns stream ids from log indexes, rejects invalid names and commands past their deadline before the
+ * log, and recovers after restart.
  */
 class MetaStateMachineClusterTest {
   @TempDir Path dir;
@@ -52,6 +53,14 @@ class MetaStateMachineClusterTest {
         assertThat(thrown).isInstanceOf(StateMachineException.class);
         assertThat(CommandRejectedException.decode(thrown).orElseThrow().getInvalidArgument().getField())
             .isEqualTo("basin");
+
+        // Past its deadline by the leader's clock (123 000): refused before the log, nothing created.
+        Throwable late = catchThrowable(() -> client.io().send(RatisMessages.toMessage(MetaCommand.newBuilder()
+            .setCreateBasin(CreateBasinCommand.newBuilder().setBasin("late")).setDeadlineMs(122_999).build())));
+        assertThat(CommandRejectedException.decode(late).orElseThrow().getDeadlineExceeded().getRefusedAtMs())
+            .isEqualTo(123_000);
+        assertThat(write(client, MetaCommand.newBuilder().setCreateBasin(CreateBasinCommand.newBuilder()
+            .setBasin("late")).setDeadlineMs(123_000).build()).hasBasin()).as("in time at its last ms").isTrue();
       }
       cluster.stop();
       cluster.start(RaftStorage.StartupOption.RECOVER);

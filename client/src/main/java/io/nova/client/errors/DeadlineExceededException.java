@@ -3,9 +3,11 @@ package io.nova.client.errors;
 import io.grpc.Status;
 
 /**
- * The call did not finish within its deadline ({@code DEADLINE_EXCEEDED}). For writes (append,
- * appendMatch, fence, create, delete) {@link #mayHaveTakenEffect()} is true: the request may have been
- * applied after the client stopped waiting. For reads it is false.
+ * The call did not finish within its deadline ({@code DEADLINE_EXCEEDED}). When the client's own timer
+ * fired, {@link #mayHaveTakenEffect()} is true for writes (append, appendMatch, fence, create, delete):
+ * the request may have been applied after the client stopped waiting; for reads it is false. When the
+ * server answered with a {@code deadline_exceeded} detail instead (the write reached the group's leader
+ * after its deadline and was refused before the log), it is false: nothing was appended.
  */
 public class DeadlineExceededException extends NovaException {
 

@@ -116,6 +116,8 @@ public final class ErrorMapper {
                     text, d.getUnavailable().getMayHaveTakenEffect(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException(
                     d.getResourceExhausted().getLimit(), text, cause);
+            // The leader refused the write at admission, past its deadline: nothing was appended.
+            case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, false, cause);
             case INTERNAL -> new NovaInternalException(text, status.getCode(), ambiguous, cause);
             case KIND_NOT_SET -> null;
         };

@@ -21,6 +21,7 @@ import io.nova.client.errors.SequenceMismatchException;
 import io.nova.client.errors.UnavailableException;
 import io.nova.proto.v1.AlreadyExists;
 import io.nova.proto.v1.BasinNotEmpty;
+import io.nova.proto.v1.DeadlineExceeded;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.FencedOut;
 import io.nova.proto.v1.Internal;
@@ -171,6 +172,15 @@ class ErrorMapperTest {
         assertThat(ErrorMapper.map(e, APPEND, true).mayHaveTakenEffect()).isTrue();
         assertThat(ErrorMapper.map(e, FENCE, true).mayHaveTakenEffect()).isTrue();
         assertThat(ErrorMapper.map(e, READ, true).mayHaveTakenEffect()).isFalse();
+    }
+
+    @Test
+    void deadlineRefusalByTheLeaderIsDefinite() {
+        NovaException e = map(Status.Code.DEADLINE_EXCEEDED, ErrorDetail.newBuilder().setDeadlineExceeded(
+                DeadlineExceeded.newBuilder().setDeadlineMs(1_000).setRefusedAtMs(1_250)), FENCE);
+        assertThat(e).isInstanceOf(DeadlineExceededException.class);
+        assertThat(e.mayHaveTakenEffect()).as("refused before the log: nothing was appended").isFalse();
+        assertThat(e.getMessage()).contains("server says");
     }
 
     @Test

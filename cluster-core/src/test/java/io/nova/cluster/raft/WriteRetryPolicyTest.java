@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.util.TimeDuration;
@@ -12,9 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Proves that a write is resubmitted only after a failure that proves it was not appended, and never
- * once its caller's deadline has passed (a late copy of a Fence could otherwise reinstall an old token).
+ * once its caller's deadline has passed (a late copy of a Fence could otherwise reinstall an old token),
+ * and that a write whose attempts met "not the leader" is not reported as definitely not appended.
  */
 class WriteRetryPolicyTest {
+
+  private static final RaftGroupMemberId N1 = RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n1"), RaftGroupId.randomId());
 
   private final WriteRetryPolicy policy =
       new WriteRetryPolicy(5, TimeDuration.valueOf(10, TimeUnit.MILLISECONDS));
@@ -52,5 +61,38 @@ class WriteRetryPolicyTest {
     assertThat(afterDeadline).isFalse();
     // The deadline applies only inside withDeadline.
     assertThat(policy.handleAttemptFailure(failure(1, notAppended)).shouldRetry()).isTrue();
+  }
+
+  @Test
+  void onlyRefusedConnectionsAndNotReadyLeadersProveAWriteWasNeverAppended() {
+    long later = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    WriteRetryPolicy.Attempts refused = new WriteRetryPolicy.Attempts();
+    WriteRetryPolicy.withDeadline(later, refused, () -> {
+      policy.handleAttemptFailure(failure(1, new IOException(new ConnectException())));
+      return policy.handleAttemptFailure(failure(2, new LeaderNotReadyException(N1)));
+    });
+    assertThat(refused.mayHaveAppended()).isFalse();
+
+    // Ratis reports NotLeader (and LeaderNotReady) without a cause; a leader that steps down answers its
+    // pending, possibly replicated, requests that way. Resubmitting is fine; "definitely not" is not.
+    for (Throwable notLeader : new Throwable[] {null, new NotLeaderException(N1, null, List.of())}) {
+      WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
+      boolean retried = WriteRetryPolicy.withDeadline(later, attempts,
+          () -> policy.handleAttemptFailure(failure(1, notLeader)).shouldRetry());
+      assertThat(retried).isTrue();
+      assertThat(attempts.mayHaveAppended()).as("after %s", notLeader).isTrue();
+    }
+
+    WriteRetryPolicy.Attempts timedOut = new WriteRetryPolicy.Attempts();
+    WriteRetryPolicy.withDeadline(later, timedOut,
+        () -> policy.handleAttemptFailure(failure(1, new TimeoutIOException("slow"))));
+    assertThat(timedOut.mayHaveAppended()).isTrue();
+  }
+
+  @Test
+  void onlyATimeoutLeavesACopyThatALiveLeaderMightStillAdmit() {
+    assertThat(WriteRetryPolicy.endedUnanswered(new IOException(new TimeoutIOException("no answer")))).isTrue();
+    assertThat(WriteRetryPolicy.endedUnanswered(new IOException("Connection reset by peer"))).isFalse();
+    assertThat(WriteRetryPolicy.endedUnanswered(new ConnectException())).isFalse();
   }
 }

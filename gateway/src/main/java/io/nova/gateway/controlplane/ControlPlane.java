@@ -4,6 +4,7 @@ import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
+import io.nova.statemachine.errors.Errors;
 import io.nova.proto.internal.CreateBasinCommand;
 import io.nova.proto.internal.CreateStreamMetaCommand;
 import io.nova.proto.internal.DeleteBasinCommand;
@@ -24,6 +25,7 @@ import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.DeleteBasinResponse;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.DeleteStreamResponse;
+import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.GetStreamResponse;
 import io.nova.proto.v1.ListBasinsRequest;
@@ -100,7 +102,7 @@ public final class ControlPlane {
       throw e;
     }
     StreamInfo info = result.getStream();
-    router.createInShard(info);
+    afterFirstStep("creating stream " + info.getName(), () -> router.createInShard(info));
     return CreateStreamResponse.newBuilder().setStream(info).build();
   }
 
@@ -126,9 +128,28 @@ public final class ControlPlane {
       throw new GatewayException(shard.getError());
     }
     router.directory().forget(request.getBasin(), request.getStream());
-    writeMeta(MetaCommand.newBuilder().setDeleteStream(DeleteStreamMetaCommand.newBuilder()
-        .setBasin(request.getBasin()).setStream(request.getStream())));
+    afterFirstStep("deleting stream " + request.getStream(), () -> writeMeta(MetaCommand.newBuilder()
+        .setDeleteStream(DeleteStreamMetaCommand.newBuilder()
+            .setBasin(request.getBasin()).setStream(request.getStream()))));
     return DeleteStreamResponse.getDefaultInstance();
+  }
+
+  /**
+   * Runs the second step of a call whose first step already took effect. A definite failure of that step
+   * (refused past its deadline, or no leader) must not tell the caller that nothing happened, so it is
+   * reported as an unknown outcome; repeating the call completes it.
+   */
+  private static void afterFirstStep(String what, Runnable secondStep) {
+    try {
+      secondStep.run();
+    } catch (GatewayException e) {
+      ErrorDetail d = e.detail();
+      if (!d.hasDeadlineExceeded() && !(d.hasUnavailable() && !d.getUnavailable().getMayHaveTakenEffect())) {
+        throw e;
+      }
+      throw new GatewayException(Errors.unavailable(true, what + " is half done (" + d.getMessage()
+          + "); repeat the call to finish it"));
+    }
   }
 
   private MetaResult writeMeta(MetaCommand.Builder command) {

@@ -23,6 +23,7 @@ public final class StatusMapper {
       case ALREADY_EXISTS -> Status.Code.ALREADY_EXISTS;
       case UNAVAILABLE -> Status.Code.UNAVAILABLE;
       case RESOURCE_EXHAUSTED -> Status.Code.RESOURCE_EXHAUSTED;
+      case DEADLINE_EXCEEDED -> Status.Code.DEADLINE_EXCEEDED;
       case INTERNAL, KIND_NOT_SET -> Status.Code.INTERNAL;
     };
   }

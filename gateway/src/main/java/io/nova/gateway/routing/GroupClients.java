@@ -3,8 +3,6 @@ package io.nova.gateway.routing;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
-import io.grpc.Context;
-import io.grpc.Deadline;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
@@ -24,6 +22,7 @@ import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +55,6 @@ import org.slf4j.LoggerFactory;
 public final class GroupClients implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
-  /** The longest a write is resubmitted (leader changes) when its caller set no earlier deadline. */
-  static final long WRITE_DEADLINE_DEFAULT_MS = 8_000;
 
   /**
    * How long a read may wait for its reply: longer than the longest long-poll a shard parks
@@ -75,11 +72,23 @@ public final class GroupClients implements AutoCloseable {
   static final long READ_REPLY_MARGIN_MS = 4_000;
 
   private final ClusterLayout layout;
+  private final Clock clock;
   private final List<RaftClient> writeClients = new ArrayList<>();
   private final List<RaftClient> readClients = new ArrayList<>();
 
+  /** Clients of every group of {@code layout}; write deadlines are stamped from the system clock. */
   public GroupClients(ClusterLayout layout) {
+    this(layout, Clock.systemUTC());
+  }
+
+  /**
+   * @param layout the groups to reach
+   * @param clock the wall clock write deadlines are stamped from (see {@link WriteDeadline}); must be
+   *     NTP-synchronised with every node's
+   */
+  public GroupClients(ClusterLayout layout, Clock clock) {
     this.layout = layout;
+    this.clock = clock;
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy()));
       RaftProperties reads = RaftTuning.clientProperties();
@@ -102,9 +111,19 @@ public final class GroupClients implements AutoCloseable {
     return layout;
   }
 
-  /** Writes a command to a shard group's log and returns the result its state machine applied. */
+  /**
+   * Writes a command to a shard group's log and returns the result its state machine applied. The
+   * command is sent carrying the serving RPC's deadline ({@link WriteDeadline}); a write that cannot be
+   * admitted in time fails with {@code deadline_exceeded} (definite), and an unknown outcome after a
+   * request timeout ({@code unavailable} with {@code may_have_taken_effect}) is reported only after the
+   * caller's deadline.
+   *
+   * @throws GatewayException with the typed error when the write was refused or its outcome is unknown
+   */
   public ShardResult write(int shard, ShardCommand command) {
-    return write(layout.shard(shard), command, ShardResult.parser());
+    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    return write(layout.shard(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
+        deadline, ShardResult.parser());
   }
 
   /**
@@ -155,26 +174,45 @@ public final class GroupClients implements AutoCloseable {
       }
       return parse(reply, parser);
     } catch (IOException e) {
-      throw translate(spec, e, write);
+      throw translate(spec, e, write, false);
     }
   }
 
+  /** Writes a command to the meta group's log, as {@link #write(int, ShardCommand)} does to a shard's. */
   public MetaResult writeMeta(MetaCommand command) {
-    return write(layout.meta(), command, MetaResult.parser());
+    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    return write(layout.meta(), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
+        deadline, MetaResult.parser());
   }
 
   public MetaQueryResult queryMeta(MetaQuery query) {
     return read(layout.meta(), query, MetaQueryResult.parser());
   }
 
-  private <T> T write(GroupSpec spec, MessageLite command, Parser<T> parser) {
+  private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
+    if (deadline.admissionClosed()) {
+      // Its leader would refuse it: say so without sending (nothing was appended).
+      throw new GatewayException(Errors.deadlineExceeded(deadline.admitByWallMs(), clock.millis()).toBuilder()
+          .setMessage("the call has too little time left to write (under " + WriteDeadline.MARGIN_MS
+              + " ms before its deadline); nothing was sent or appended. Retry with a longer deadline")
+          .build());
+    }
     RaftClient client = writeClients.get(indexOf(spec));
+    WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
     try {
       Message message = message(command);
-      return parse(WriteRetryPolicy.withDeadline(callerDeadlineNanos(), () -> client.io().send(message)),
-          parser);
+      return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
+          () -> client.io().send(message)), parser);
     } catch (IOException e) {
-      throw translate(spec, e, true);
+      GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
+      if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
+          && WriteRetryPolicy.endedUnanswered(e)) {
+        // No answer: a stalled leader may still hold the request and admit it until the deadline it
+        // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
+        // land after its next write.
+        deadline.awaitCallerDeadline();
+      }
+      throw failure;
     }
   }
 
@@ -183,21 +221,8 @@ public final class GroupClients implements AutoCloseable {
     try {
       return parse(client.io().sendReadOnly(message(query)), parser);
     } catch (IOException e) {
-      throw translate(spec, e, false);
+      throw translate(spec, e, false, false);
     }
-  }
-
-  /**
-   * When the RPC being served gives up: its gRPC deadline, or {@value #WRITE_DEADLINE_DEFAULT_MS} ms
-   * from now for callers without one (sessions). Resubmitting a write after that could land it after
-   * the caller's own retry elsewhere.
-   */
-  private static long callerDeadlineNanos() {
-    Deadline deadline = Context.current().getDeadline();
-    long defaultNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS);
-    return deadline == null ? defaultNanos
-        : System.nanoTime() + Math.min(deadline.timeRemaining(TimeUnit.NANOSECONDS),
-            TimeUnit.MILLISECONDS.toNanos(WRITE_DEADLINE_DEFAULT_MS));
   }
 
   private int indexOf(GroupSpec spec) {
@@ -220,7 +245,14 @@ public final class GroupClients implements AutoCloseable {
     }
   }
 
-  private static GatewayException translate(GroupSpec spec, IOException e, boolean write) {
+  /**
+   * The typed error for a failed call: an admission refusal carries its own detail (definite: a ready
+   * leader answered, so an earlier copy of the same call would have been answered from its retry cache);
+   * anything else is {@code unavailable}, with {@code may_have_taken_effect} for a write when some
+   * attempt ({@code attemptsMayHaveAppended}) or the final failure may have been appended.
+   */
+  private static GatewayException translate(GroupSpec spec, IOException e, boolean write,
+      boolean attemptsMayHaveAppended) {
     if (e instanceof StateMachineException) {
       Optional<ErrorDetail> rejected = CommandRejectedException.decode(e);
       if (rejected.isPresent()) {
@@ -230,7 +262,7 @@ public final class GroupClients implements AutoCloseable {
     if (e instanceof InterruptedIOException) {
       Thread.currentThread().interrupt();
     }
-    boolean mayHaveTakenEffect = write && !WriteRetryPolicy.provesNotAppended(e);
+    boolean mayHaveTakenEffect = write && (attemptsMayHaveAppended || !WriteRetryPolicy.provesNotAppended(e));
     try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
       LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
     }

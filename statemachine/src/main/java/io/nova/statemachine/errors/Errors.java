@@ -2,6 +2,7 @@ package io.nova.statemachine.errors;
 
 import io.nova.proto.v1.AlreadyExists;
 import io.nova.proto.v1.BasinNotEmpty;
+import io.nova.proto.v1.DeadlineExceeded;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.FencedOut;
 import io.nova.proto.v1.Internal;
@@ -90,6 +91,21 @@ public final class Errors {
     return ErrorDetail.newBuilder()
         .setMessage(message)
         .setResourceExhausted(ResourceExhausted.newBuilder().setLimit(limit))
+        .build();
+  }
+
+  /**
+   * DEADLINE_EXCEEDED: a write reached its group's leader after its deadline and was refused before the
+   * log; nothing was appended (a definite answer).
+   *
+   * @param deadlineMs the deadline the write carried (Unix epoch milliseconds)
+   * @param refusedAtMs the leader's clock when it refused the write (Unix epoch milliseconds)
+   */
+  public static ErrorDetail deadlineExceeded(long deadlineMs, long refusedAtMs) {
+    return ErrorDetail.newBuilder()
+        .setMessage("the write reached the leader " + (refusedAtMs - deadlineMs) + " ms after its deadline and"
+            + " was refused; nothing was appended. Retry with a longer deadline if the cluster is slow")
+        .setDeadlineExceeded(DeadlineExceeded.newBuilder().setDeadlineMs(deadlineMs).setRefusedAtMs(refusedAtMs))
         .build();
   }
 

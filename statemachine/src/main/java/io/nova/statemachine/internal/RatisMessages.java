@@ -8,6 +8,7 @@ import io.nova.statemachine.errors.CommandRejectedException;
 import java.util.Optional;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -66,5 +67,14 @@ public final class RatisMessages {
         .setClientRequest(request).build();
     trx.setException(CommandRejectedException.encode(error));
     return trx;
+  }
+
+  /**
+   * The exception {@code preAppendTransaction} throws to refuse an entry at admission: Ratis appends
+   * nothing and answers the client with {@code error} (see {@link CommandRejectedException}); the leader
+   * keeps its role (a plain {@code IOException} there would make it step down).
+   */
+  public static StateMachineException refusedAtAdmission(ErrorDetail error) {
+    return new StateMachineException("rejected", CommandRejectedException.encode(error), false);
   }
 }

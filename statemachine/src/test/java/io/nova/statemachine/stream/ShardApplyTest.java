@@ -38,6 +38,17 @@ class ShardApplyTest {
   }
 
   @Test
+  void applyIgnoresDeadlinesSoEveryReplicaDerivesTheSameState() {
+    // A follower may apply an entry long after its deadline: admission decided, apply must not.
+    ShardApply.Applied onTime = ShardApply.apply(LIVE, append(1, 10L, null, 2000, (Long) null));
+    ShardApply.Applied late = ShardApply.apply(LIVE, append(1, 10L, null, 2000, (Long) null).toBuilder()
+        .setDeadlineMs(1).build());
+    assertThat(late.result()).isEqualTo(onTime.result());
+    assertThat(late.records()).isEqualTo(onTime.records());
+    assertThat(late.state()).isEqualTo(onTime.state());
+  }
+
+  @Test
   void appendAssignsDenseSeqNumsAndAcks() {
     ShardApply.Applied applied = ShardApply.apply(LIVE, append(1, 10L, null, 2000, 1500L, null, null));
     assertThat(applied.records()).extracting(SequencedRecord::getSeqNum).containsExactly(10L, 11L, 12L);

@@ -1,0 +1,82 @@
+package io.nova.gateway.routing;
+
+import io.grpc.Context;
+import io.grpc.Deadline;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The time budget of one write the gateway submits to a group, taken from the RPC being served: the
+ * caller gives up at its gRPC deadline (or {@value #DEFAULT_MS} ms from now when it set none, as append
+ * sessions do), capped at {@value #DEFAULT_MS} ms.
+ *
+ * <p>Three rules keep a write from landing after its caller has moved on (docs/adr/0010):
+ * <ul>
+ *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@value #MARGIN_MS} ms, on
+ *       this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
+ *       past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
+ *   <li>no resubmission (after a leader change) starts after {@link #admitByNanos()};
+ *   <li>an unknown outcome after a request timeout (no answer: the leader may be stalled with the
+ *       request queued) is reported only once the caller's deadline has passed
+ *       ({@link #awaitCallerDeadline()}), so by the time anyone learns it, no copy can still be admitted.
+ *       After a lost connection it is reported at once: the peer closed it or died, and admits nothing.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe; nano times are {@link System#nanoTime()} readings.
+ *
+ * @param admitByNanos the local time after which the leader refuses the entry
+ * @param admitByWallMs the same instant on the wall clock (Unix epoch milliseconds), carried in the entry
+ * @param callerDeadlineNanos the local time at which the caller gives up
+ */
+record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos) {
+
+  /** The longest a write may take when its caller set no earlier deadline. */
+  static final long DEFAULT_MS = 8_000;
+  /**
+   * How much earlier than the caller's deadline a leader stops admitting the write: an upper bound on
+   * the caller-to-gateway latency plus the clock skew between any gateway and any leader (NTP keeps
+   * hosts on one network within a few milliseconds). Refusing a write this close to its deadline costs
+   * nothing: its caller would almost certainly have timed out waiting for the commit anyway.
+   */
+  static final long MARGIN_MS = 100;
+
+  /** The budget of a write made now on behalf of the RPC whose {@link Context} is current. */
+  static WriteDeadline ofCurrentCall(Clock clock) {
+    Deadline deadline = Context.current().getDeadline();
+    long remainingNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_MS);
+    if (deadline != null) {
+      remainingNanos = Math.min(remainingNanos, deadline.timeRemaining(TimeUnit.NANOSECONDS));
+    }
+    return of(clock, remainingNanos);
+  }
+
+  /** The budget of a write whose caller gives up {@code remainingNanos} from now (may be negative). */
+  static WriteDeadline of(Clock clock, long remainingNanos) {
+    long nowNanos = System.nanoTime();
+    long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(MARGIN_MS);
+    // At least 1: 0 in the entry means "no deadline".
+    long admitByWallMs = Math.max(1, clock.millis() + TimeUnit.NANOSECONDS.toMillis(admitNanos));
+    return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos);
+  }
+
+  /** Whether the leader would already refuse the entry: it is not worth sending. */
+  boolean admissionClosed() {
+    return System.nanoTime() - admitByNanos >= 0;
+  }
+
+  /**
+   * Sleeps until the caller's deadline has passed. Called before reporting an unknown outcome, so that
+   * the report comes after the last moment a copy could still be admitted. Keeps the interrupt flag.
+   */
+  void awaitCallerDeadline() {
+    long leftNanos = callerDeadlineNanos - System.nanoTime();
+    if (leftNanos <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(leftNanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
