@@ -1,25 +1,15 @@
 package io.nova.statemachine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.google.protobuf.ByteString;
-import io.nova.proto.internal.AppendCommand;
-import io.nova.proto.internal.CreateStreamCommand;
-import io.nova.proto.internal.FenceCommand;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
 import io.nova.proto.internal.ShardResult;
-import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.deadline.MutableClock;
-import io.nova.statemachine.errors.CommandRejectedException;
-import io.nova.statemachine.internal.RatisMessages;
 import java.nio.file.Path;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.junit.jupiter.api.Test;
@@ -80,43 +70,28 @@ class ShardDeadlineAdmissionTest {
   }
 
   private static ShardResult write(RaftClient client, ShardCommand command, long deadlineMs) throws Exception {
-    RaftClientReply reply = client.io().send(RatisMessages.toMessage(command.toBuilder().setDeadlineMs(deadlineMs)
-        .build()));
-    assertThat(reply.isSuccess()).as("reply %s", reply).isTrue();
-    ShardResult result = ShardResult.parseFrom(reply.getMessage().getContent().toByteArray());
+    ShardResult result = ShardCalls.write(client, command.toBuilder().setDeadlineMs(deadlineMs).build());
     assertThat(result.hasError()).as("result %s", result).isFalse();
     return result;
   }
 
   private static ErrorDetail rejection(RaftClient client, ShardCommand command, long deadlineMs) {
-    Throwable thrown = catchThrowable(() -> client.io().send(RatisMessages.toMessage(command.toBuilder()
-        .setDeadlineMs(deadlineMs).build())));
-    assertThat(thrown).isInstanceOf(StateMachineException.class);
-    return CommandRejectedException.decode(thrown).orElseThrow(() -> new AssertionError("no detail", thrown));
+    return ShardCalls.rejection(client, command.toBuilder().setDeadlineMs(deadlineMs).build());
   }
 
   private static ShardQueryResult query(RaftClient client, ShardQuery query) throws Exception {
-    RaftClientReply reply = client.io().sendReadOnly(RatisMessages.toMessage(query));
-    assertThat(reply.isSuccess()).isTrue();
-    return ShardQueryResult.parseFrom(reply.getMessage().getContent().toByteArray());
+    return ShardCalls.query(client, query);
   }
 
   private static ShardCommand create() {
-    return ShardCommand.newBuilder().setCreateStream(CreateStreamCommand.newBuilder()
-        .setStreamId(STREAM_ID).setBasin("demo").setStream("owned").setCreatedAtMs(1)).build();
+    return ShardCalls.create(STREAM_ID, "owned");
   }
 
   private static ShardCommand fence(String token) {
-    return ShardCommand.newBuilder()
-        .setFence(FenceCommand.newBuilder().setStreamId(STREAM_ID).setFencingToken(token)).build();
+    return ShardCalls.fence(STREAM_ID, token);
   }
 
   private static ShardCommand append(long matchSeqNum, String token, String... bodies) {
-    AppendCommand.Builder append = AppendCommand.newBuilder().setStreamId(STREAM_ID).setMatchSeqNum(matchSeqNum)
-        .setFencingToken(token);
-    for (String body : bodies) {
-      append.addRecords(AppendRecord.newBuilder().setBody(ByteString.copyFromUtf8(body)));
-    }
-    return ShardCommand.newBuilder().setAppend(append).build();
+    return ShardCalls.append(STREAM_ID, matchSeqNum, token, bodies);
   }
 }

@@ -1,33 +1,23 @@
 package io.nova.statemachine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.google.protobuf.ByteString;
 import io.nova.proto.internal.AppendCommand;
-import io.nova.proto.internal.CreateStreamCommand;
-import io.nova.proto.internal.FenceCommand;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendAck;
-import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
-import io.nova.statemachine.errors.CommandRejectedException;
-import io.nova.statemachine.internal.RatisMessages;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.junit.jupiter.api.Test;
@@ -95,8 +85,7 @@ class ShardStateMachineClusterTest {
     assertThat(emptyBatch.getInvalidArgument().getField()).isEqualTo("records");
     ErrorDetail longToken = rejection(client, fence("x".repeat(37)));
     assertThat(longToken.getInvalidArgument().getField()).isEqualTo("fencing_token");
-    ErrorDetail missing = rejection(client, ShardCommand.newBuilder()
-        .setAppend(AppendCommand.newBuilder().setStreamId(999).addRecords(record("x"))).build());
+    ErrorDetail missing = rejection(client, ShardCalls.append(999, null, null, "x"));
     assertThat(missing.hasNotFound()).isTrue();
 
     assertThat(query(client, ShardQuery.newBuilder().setCheckTailStreamId(STREAM_ID).build()).getTail().getSeqNum())
@@ -123,22 +112,15 @@ class ShardStateMachineClusterTest {
   }
 
   private static ShardResult write(RaftClient client, ShardCommand command) throws Exception {
-    RaftClientReply reply = client.io().send(RatisMessages.toMessage(command));
-    assertThat(reply.isSuccess()).as("reply %s", reply).isTrue();
-    return ShardResult.parseFrom(reply.getMessage().getContent().toByteArray());
+    return ShardCalls.write(client, command);
   }
 
   private static ErrorDetail rejection(RaftClient client, ShardCommand command) {
-    Throwable thrown = catchThrowable(
-        () -> client.io().send(RatisMessages.toMessage(command)));
-    assertThat(thrown).isInstanceOf(StateMachineException.class);
-    return CommandRejectedException.decode(thrown).orElseThrow(() -> new AssertionError("no detail", thrown));
+    return ShardCalls.rejection(client, command);
   }
 
   private static ShardQueryResult query(RaftClient client, ShardQuery query) throws Exception {
-    RaftClientReply reply = client.io().sendReadOnly(RatisMessages.toMessage(query));
-    assertThat(reply.isSuccess()).isTrue();
-    return ShardQueryResult.parseFrom(reply.getMessage().getContent().toByteArray());
+    return ShardCalls.query(client, query);
   }
 
   private static ReadResponse read(RaftClient client, ReadStart start, boolean clamp) throws Exception {
@@ -153,30 +135,14 @@ class ShardStateMachineClusterTest {
   }
 
   private static ShardCommand create() {
-    return ShardCommand.newBuilder().setCreateStream(CreateStreamCommand.newBuilder()
-        .setStreamId(STREAM_ID).setBasin("demo").setStream("events").setCreatedAtMs(1)).build();
+    return ShardCalls.create(STREAM_ID, "events");
   }
 
   private static ShardCommand fence(String token) {
-    return ShardCommand.newBuilder()
-        .setFence(FenceCommand.newBuilder().setStreamId(STREAM_ID).setFencingToken(token)).build();
+    return ShardCalls.fence(STREAM_ID, token);
   }
 
   private static ShardCommand append(Long matchSeqNum, String token, String... bodies) {
-    AppendCommand.Builder append = AppendCommand.newBuilder().setStreamId(STREAM_ID);
-    if (matchSeqNum != null) {
-      append.setMatchSeqNum(matchSeqNum);
-    }
-    if (token != null) {
-      append.setFencingToken(token);
-    }
-    for (String body : bodies) {
-      append.addRecords(record(body));
-    }
-    return ShardCommand.newBuilder().setAppend(append).build();
-  }
-
-  private static AppendRecord record(String body) {
-    return AppendRecord.newBuilder().setBody(ByteString.copyFrom(body, StandardCharsets.UTF_8)).build();
+    return ShardCalls.append(STREAM_ID, matchSeqNum, token, bodies);
   }
 }
