@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A 3-node in-JVM cluster, a client on all its endpoints, and fresh stream names for each test. */
+/** A ready in-JVM cluster (every node answers /ready), a client on all its endpoints, and fresh stream names for each test. */
 final class ClusterFixture implements AutoCloseable {
 
   static final String BASIN = "it";
@@ -20,6 +20,8 @@ final class ClusterFixture implements AutoCloseable {
 
   ClusterFixture(Path dir, int nodes, int shards) throws IOException {
     cluster = LocalCluster.start(dir, nodes, shards);
+    // Tests that read cluster status expect every group to have elected its first leader.
+    cluster.awaitReady(Duration.ofSeconds(60));
     client = NovaClient.builder()
         .endpoints(cluster.endpoints())
         .requestTimeout(Duration.ofSeconds(20))
