@@ -81,6 +81,7 @@ public final class ScenarioRunner {
   private final AtomicInteger leaderChanges = new AtomicInteger();
   private int faults;
   private int rollingNext;
+  private boolean keepNodeData;
 
   public ScenarioRunner(Scenario scenario, long seed, Duration faultTime, Duration faultInterval,
       String image, Path outRoot) {
@@ -91,6 +92,15 @@ public final class ScenarioRunner {
     this.image = image;
     this.dir = outRoot.resolve(scenario.name().toLowerCase() + "-seed" + seed);
     this.random = new SplittableRandom(seed * 31 + scenario.ordinal());
+  }
+
+  /**
+   * Keeps each node's configuration and data folder ({@code nodes/}) even when the run checks clean; by
+   * default they are kept only for a run with anomalies (or one that throws).
+   */
+  public ScenarioRunner keepNodeData(boolean keep) {
+    this.keepNodeData = keep;
+    return this;
   }
 
   public Result run() throws Exception {
@@ -146,6 +156,11 @@ public final class ScenarioRunner {
         phases.toString());
     Files.writeString(dir.resolve("verdict.txt"), Result.header() + "\n" + r.row() + "\n\nphases: " + r.phases()
         + "\n\n" + verdict.report());
+    if (verdict.ok() && !keepNodeData) {
+      // A clean run's node folders (~1 GB of Raft logs and RocksDB files) explain nothing the history,
+      // verdict and logs do not; a CI run of every scenario and seed would otherwise keep ~35 GB.
+      deleteTree(dir.resolve("nodes"));
+    }
     Files.writeString(dir.getParent().resolve("phases.txt"), scenario + " seed " + seed + ": " + r.phases() + "\n",
         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     Files.writeString(dir.getParent().resolve("summary.md"), r.row() + "\n", StandardOpenOption.CREATE,

@@ -47,7 +47,8 @@ class ChaosScenariosIT {
     Duration interval = Duration.ofSeconds(Long.getLong("chaos.faultIntervalSec", 5));
     Path out = Path.of(System.getProperty("chaos.outDir", "target/chaos"));
     ScenarioRunner.Result r = new ScenarioRunner(scenario, seed, faultTime, interval,
-        System.getProperty("chaos.image", "nova:local"), out).run();
+        System.getProperty("chaos.image", "nova:local"), out)
+        .keepNodeData(Boolean.getBoolean("chaos.keepNodeData")).run();
     synchronized (RESULTS) {
       RESULTS.add(r);
     }
