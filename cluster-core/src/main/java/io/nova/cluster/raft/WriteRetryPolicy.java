@@ -2,6 +2,7 @@ package io.nova.cluster.raft;
 
 import java.net.ConnectException;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -112,7 +113,9 @@ public final class WriteRetryPolicy implements RetryPolicy {
   /**
    * Whether {@code failure} proves that the attempt it ended was not appended by the peer it reached,
    * so that resubmitting it (same call id) is safe. See the class comment: "not the leader" qualifies,
-   * yet the attempt may have been appended by a leader that stepped down.
+   * yet the attempt may have been appended by a leader that stepped down. A peer without a copy of the
+   * group ({@link GroupMismatchException}) appended nothing either; Ratis ends the call there without
+   * asking this policy, and the gateway moves its client to another peer.
    */
   public static boolean provesNotAppended(Throwable failure) {
     if (failure == null || (failure instanceof RaftRetryFailureException && failure.getCause() == null)) {
@@ -123,6 +126,7 @@ public final class WriteRetryPolicy implements RetryPolicy {
       if (t instanceof NotLeaderException
           || t instanceof LeaderNotReadyException
           || t instanceof LeaderSteppingDownException
+          || t instanceof GroupMismatchException
           || t instanceof ConnectException) {
         return true;
       }

@@ -37,6 +37,7 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
@@ -73,8 +74,8 @@ public final class GroupClients implements AutoCloseable {
 
   private final ClusterLayout layout;
   private final Clock clock;
-  private final List<RaftClient> writeClients = new ArrayList<>();
-  private final List<RaftClient> readClients = new ArrayList<>();
+  private final List<PeerMovingClient> writeClients = new ArrayList<>();
+  private final List<PeerMovingClient> readClients = new ArrayList<>();
 
   /** Clients of every group of {@code layout}; write deadlines are stamped from the system clock. */
   public GroupClients(ClusterLayout layout) {
@@ -90,18 +91,22 @@ public final class GroupClients implements AutoCloseable {
     this.layout = layout;
     this.clock = clock;
     for (GroupSpec spec : layout.allGroups()) {
-      writeClients.add(newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy()));
-      RaftProperties reads = RaftTuning.clientProperties();
-      RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
-      readClients.add(newClient(spec, reads, RaftTuning.readRetryPolicy()));
+      writeClients.add(new PeerMovingClient(spec,
+          firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer)));
+      readClients.add(new PeerMovingClient(spec, firstPeer -> {
+        RaftProperties reads = RaftTuning.clientProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
+        return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer);
+      }));
     }
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
-      org.apache.ratis.retry.RetryPolicy retryPolicy) {
+      org.apache.ratis.retry.RetryPolicy retryPolicy, RaftPeerId firstPeer) {
     return RaftClient.newBuilder()
         .setClientId(ClientId.randomId())
         .setRaftGroup(spec.group())
+        .setLeaderId(firstPeer)
         .setProperties(properties)
         .setRetryPolicy(retryPolicy)
         .build();
@@ -131,8 +136,12 @@ public final class GroupClients implements AutoCloseable {
    * past the query's park time, then throws {@link GatewayException} (unavailable).
    */
   public ShardQueryResult query(int shard, ShardQuery query) {
+    return join(queryAsync(shard, query));
+  }
+
+  private static <T> T join(CompletableFuture<T> reply) {
     try {
-      return queryAsync(shard, query).join();
+      return reply.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof GatewayException g) {
         throw g;
@@ -146,18 +155,40 @@ public final class GroupClients implements AutoCloseable {
    * completes exceptionally with a {@link GatewayException}. Never blocks the caller.
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
-    GroupSpec spec = layout.shard(shard);
+    long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
+    return queryAsync(layout.shard(shard), query, waitMs, ShardQueryResult.parser());
+  }
+
+  /**
+   * A linearizable query of {@code spec}'s group that fails as unavailable when no reply comes within
+   * its park time ({@code waitMs}) plus {@link #READ_REPLY_MARGIN_MS}. A peer without a copy of the
+   * group is skipped (see {@link PeerMovingClient}); reads have no side effects, so that is always safe.
+   */
+  private <T> CompletableFuture<T> queryAsync(GroupSpec spec, MessageLite query, long waitMs, Parser<T> parser) {
     // The reply arrives on a Ratis client thread: it logs as the caller's node.
     Map<String, String> logContext = LogContext.capture();
-    // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
-    // request (and can stay closed) when a server goes away mid-stream.
-    long replyWithinMs = (query.hasRead() ? query.getRead().getWaitMs() : 0) + READ_REPLY_MARGIN_MS;
-    return readClients.get(indexOf(spec)).async().sendReadOnlyUnordered(message(query))
-        .orTimeout(replyWithinMs, TimeUnit.MILLISECONDS)
+    PeerMovingClient clients = readClients.get(indexOf(spec));
+    return sendQuery(clients, message(query), waitMs + READ_REPLY_MARGIN_MS, spec.group().getPeers().size())
         .handle((reply, failure) -> {
           try (LogContext.Scope ignored = LogContext.enter(logContext)) {
-            return complete(spec, reply, failure, ShardQueryResult.parser(), false);
+            return complete(spec, reply, failure, parser, false);
           }
+        });
+  }
+
+  private static CompletableFuture<RaftClientReply> sendQuery(PeerMovingClient clients, Message query,
+      long replyWithinMs, int movesLeft) {
+    RaftClient client = clients.current();
+    // Unordered: reads need no ordering, and Ratis' ordered sliding window fails every outstanding
+    // request (and can stay closed) when a server goes away mid-stream.
+    return client.async().sendReadOnlyUnordered(query)
+        .orTimeout(replyWithinMs, TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(failure -> {
+          if (movesLeft > 0 && PeerMovingClient.isGroupMismatch(failure)) {
+            clients.moveOffPeer(client);
+            return sendQuery(clients, query, replyWithinMs, movesLeft - 1);
+          }
+          return CompletableFuture.failedFuture(failure);
         });
   }
 
@@ -185,8 +216,12 @@ public final class GroupClients implements AutoCloseable {
         deadline, MetaResult.parser());
   }
 
+  /**
+   * A linearizable query of the meta group; blocks until it answers or {@link #READ_REPLY_MARGIN_MS}
+   * passes, then throws {@link GatewayException} (unavailable).
+   */
   public MetaQueryResult queryMeta(MetaQuery query) {
-    return read(layout.meta(), query, MetaQueryResult.parser());
+    return join(queryAsync(layout.meta(), query, 0, MetaQueryResult.parser()));
   }
 
   private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
@@ -197,13 +232,20 @@ public final class GroupClients implements AutoCloseable {
               + " ms before its deadline); nothing was sent or appended. Retry with a longer deadline")
           .build());
     }
-    RaftClient client = writeClients.get(indexOf(spec));
+    PeerMovingClient clients = writeClients.get(indexOf(spec));
+    RaftClient client = clients.current();
     WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
     try {
       Message message = message(command);
       return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
           () -> client.io().send(message)), parser);
     } catch (IOException e) {
+      if (PeerMovingClient.isGroupMismatch(e)) {
+        // Not resent here: a new client has a new client id, so Ratis' retry cache could not recognise
+        // a copy of an earlier attempt. The caller hears a definite failure when no attempt may have
+        // been appended, and its retry starts at the next peer.
+        clients.moveOffPeer(client);
+      }
       GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
       if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
           && WriteRetryPolicy.endedUnanswered(e)) {
@@ -213,15 +255,6 @@ public final class GroupClients implements AutoCloseable {
         deadline.awaitCallerDeadline();
       }
       throw failure;
-    }
-  }
-
-  private <T> T read(GroupSpec spec, MessageLite query, Parser<T> parser) {
-    RaftClient client = readClients.get(indexOf(spec));
-    try {
-      return parse(client.io().sendReadOnly(message(query)), parser);
-    } catch (IOException e) {
-      throw translate(spec, e, false, false);
     }
   }
 
@@ -281,20 +314,7 @@ public final class GroupClients implements AutoCloseable {
 
   @Override
   public void close() {
-    for (RaftClient c : writeClients) {
-      closeQuietly(c);
-    }
-    for (RaftClient c : readClients) {
-      closeQuietly(c);
-    }
-
-  }
-
-  private static void closeQuietly(RaftClient c) {
-    try {
-      c.close();
-    } catch (IOException e) {
-      LOG.debug("closing a group client failed", e);
-    }
+    writeClients.forEach(PeerMovingClient::close);
+    readClients.forEach(PeerMovingClient::close);
   }
 }

@@ -1,0 +1,117 @@
+package io.nova.gateway.routing;
+
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.statemachine.logging.LogContext;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One group's Ratis client that can be moved off a peer which has no copy of the group.
+ *
+ * <p>Why: Ratis' client follows "not the leader" answers and connection failures to other peers, but a
+ * {@link GroupMismatchException} (the peer is up and does not host the group: it lost its data and is
+ * rejoining, or it was removed) ends the call and leaves the client addressing that same peer, so every
+ * later call fails the same way (anomaly 4 in docs/testing.md: a gateway failed its reads for minutes).
+ * {@link #moveOffPeer} replaces the client with a new one that starts at the group's next peer; the old
+ * client is closed {@link #RETIRE_DELAY_MS} later so calls still in flight on it can finish.
+ *
+ * <p>Thread-safe: concurrent failures of the same client move it once.
+ */
+final class PeerMovingClient implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PeerMovingClient.class);
+
+  /** How long a replaced client stays open: longer than any call on it may still run (a parked read). */
+  static final long RETIRE_DELAY_MS = GroupClients.READ_REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS) + 5_000;
+
+  private final GroupSpec spec;
+  /** Builds a client of {@link #spec} whose first attempts go to the given peer (null: Ratis' choice). */
+  private final Function<RaftPeerId, RaftClient> factory;
+  private final AtomicReference<RaftClient> current;
+  private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
+
+  PeerMovingClient(GroupSpec spec, Function<RaftPeerId, RaftClient> factory) {
+    this.spec = spec;
+    this.factory = factory;
+    this.current = new AtomicReference<>(factory.apply(null));
+  }
+
+  /** The client to send the next call with. */
+  RaftClient current() {
+    return current.get();
+  }
+
+  /**
+   * Replaces {@code failed} (a client whose call ended with a {@link GroupMismatchException}) with one
+   * that starts at the peer after the one {@code failed} addressed, in the group's peer order. Does
+   * nothing when {@code failed} was already replaced.
+   */
+  void moveOffPeer(RaftClient failed) {
+    RaftPeerId from = failed.getLeaderId();
+    RaftPeerId to = nextPeer(from);
+    RaftClient replacement = factory.apply(to);
+    if (!current.compareAndSet(failed, replacement)) {
+      closeQuietly(replacement);
+      return;
+    }
+    try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+      LOG.info("peer {} has no copy of group {}; calls now start at {}", from, spec.name(), to);
+    }
+    retired.add(failed);
+    CompletableFuture.delayedExecutor(RETIRE_DELAY_MS, TimeUnit.MILLISECONDS).execute(() -> {
+      if (retired.remove(failed)) {
+        closeQuietly(failed);
+      }
+    });
+  }
+
+  private RaftPeerId nextPeer(RaftPeerId from) {
+    List<RaftPeer> peers = List.copyOf(spec.group().getPeers());
+    for (int i = 0; i < peers.size(); i++) {
+      if (peers.get(i).getId().equals(from)) {
+        return peers.get((i + 1) % peers.size()).getId();
+      }
+    }
+    return peers.get(0).getId();
+  }
+
+  /** Whether {@code failure} (or one of its causes) says the peer reached does not host the group. */
+  static boolean isGroupMismatch(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof GroupMismatchException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(current.get());
+    for (RaftClient c : List.copyOf(retired)) {
+      if (retired.remove(c)) {
+        closeQuietly(c);
+      }
+    }
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      LOG.debug("closing a group client failed", e);
+    }
+  }
+}
