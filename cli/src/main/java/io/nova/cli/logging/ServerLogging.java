@@ -9,11 +9,13 @@ import io.nova.cluster.layout.GroupSpec;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * Logging set-up of a node process ({@code nova server}): names the process's node and its groups for
  * the {@code [node=… group=…]} fields of every line (see {@code logback.xml}), and logs Nova's own
- * events at INFO unless {@value #LEVEL_PROPERTY} says otherwise.
+ * events at INFO unless {@value #LEVEL_PROPERTY} says otherwise. Lines that libraries write through
+ * {@code java.util.logging} (gRPC) are routed into the same format.
  */
 public final class ServerLogging {
 
@@ -31,6 +33,7 @@ public final class ServerLogging {
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
       return;
     }
+    routeJavaUtilLogging();
     context.putProperty(NODE_PROPERTY, config.nodeId());
     Map<String, String> names = new ClusterLayout(config).allGroups().stream()
         .collect(Collectors.toUnmodifiableMap(g -> g.group().getGroupId().toString(), GroupSpec::name));
@@ -38,6 +41,17 @@ public final class ServerLogging {
     if (System.getProperty(LEVEL_PROPERTY) == null) {
       // A node logs its lifecycle and leader changes at INFO; the CLI's client verbs stay at WARN.
       context.getLogger("io.nova").setLevel(Level.INFO);
+    }
+  }
+
+  /**
+   * Sends {@code java.util.logging} records (gRPC's) to SLF4J, replacing JUL's console handler, whose own
+   * format would give lines without the node and group fields. Idempotent.
+   */
+  static void routeJavaUtilLogging() {
+    if (!SLF4JBridgeHandler.isInstalled()) {
+      SLF4JBridgeHandler.removeHandlersForRootLogger();
+      SLF4JBridgeHandler.install();
     }
   }
 

@@ -88,5 +88,7 @@ class ProcessKillTest {
     assertThat(events).as("leader changes name their group")
         .anySatisfy(l -> assertThat(l).contains("group=shard-0]").contains("leader is now"));
     assertThat(lines).noneSatisfy(l -> assertThat(l).contains("CommandRejectedException"));
+    assertThat(lines).as("java.util.logging's own format (gRPC lines not routed through Logback)")
+        .noneSatisfy(l -> assertThat(l).containsPattern("^[A-Z][a-z]{2} \\d{1,2}, \\d{4} \\d{1,2}:\\d\\d:\\d\\d [AP]M "));
   }
 }
