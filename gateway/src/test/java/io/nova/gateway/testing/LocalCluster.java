@@ -31,7 +31,8 @@ import org.awaitility.Awaitility;
 /**
  * An in-JVM Nova cluster for tests: every node is a real {@link NovaServer} (Ratis over gRPC, RocksDB
  * stores in real folders, the gRPC and HTTP gateways on real sockets), all on loopback with free ports. Nodes can be
- * stopped and restarted on their data folders to simulate crashes and restarts.
+ * stopped and restarted on their data folders to simulate crashes and restarts, wiped to simulate a lost disk,
+ * and started in the background when their start blocks (a wiped node rejoining its groups).
  */
 public final class LocalCluster implements AutoCloseable {
 
