@@ -9,11 +9,13 @@ import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
 import io.nova.statemachine.logging.LogContext;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
@@ -59,9 +62,20 @@ public final class NovaNode implements AutoCloseable {
   static final long IN_USE_COMMIT_INDEX_MIN = 1;
   /** How long asking one peer whether it has a group may take. */
   static final TimeDuration PROBE_TIMEOUT = TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS);
-  /** How long a rejoin may wait for the group to have a leader that can change its configuration. */
+  /** How long a rejoin may take before the node gives up and fails to start. */
   static final Duration REJOIN_TIMEOUT = Duration.ofMinutes(5);
+  /** The pause between two attempts of a rejoin. */
   static final Duration REJOIN_RETRY_SLEEP = Duration.ofSeconds(1);
+  /**
+   * Failed add-back attempts (the removal having committed) answered with an internal error of the
+   * leader after which a rejoin asks that leader to step down; with the pause between attempts,
+   * reaching it takes at least about 5 s.
+   */
+  static final int LEADER_ERRORS_BEFORE_STEP_DOWN = 3;
+  /** The least time between two step-down requests of one rejoin: each costs the group an election. */
+  static final Duration STEP_DOWN_INTERVAL_MIN = Duration.ofSeconds(30);
+  /** How long the leader may take to step down before the request counts as failed. */
+  static final Duration STEP_DOWN_TIMEOUT = Duration.ofSeconds(3);
 
   private final NodeConfig config;
   private final ClusterLayout layout;
@@ -93,10 +107,10 @@ public final class NovaNode implements AutoCloseable {
     ClusterLayout layout = new ClusterLayout(config);
     Path dataDir = config.dataDir().toAbsolutePath();
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
-    Path storeDir = Files.createDirectories(dataDir.resolve("store"));
+    Files.createDirectories(storeRoot(config));
     Map<RaftGroupId, GroupSpec> byId = layout.allGroups().stream()
         .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity()));
-    StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), storeDir, config, clock);
+    StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, raftDir))
@@ -119,15 +133,24 @@ public final class NovaNode implements AutoCloseable {
   }
 
   private static StateMachine newStateMachine(
-      GroupSpec spec, Path storeDir, NodeConfig config, Clock clock) {
+      GroupSpec spec, NodeConfig config, Clock clock) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
     }
-    Path dir = storeDir.resolve(spec.name());
+    Path dir = storeDir(config, spec);
     return spec.isMeta()
         ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock)
         : new ShardStateMachine(spec.name(), dir, clock);
+  }
+
+  private static Path storeRoot(NodeConfig config) {
+    return config.dataDir().toAbsolutePath().resolve("store");
+  }
+
+  /** The folder of this node's store of one group. */
+  private static Path storeDir(NodeConfig config, GroupSpec spec) {
+    return storeRoot(config).resolve(spec.name());
   }
 
   private void joinMissingGroups() throws IOException {
@@ -181,32 +204,51 @@ public final class NovaNode implements AutoCloseable {
    * that without it), starts an empty replica, and asks to be added back; Ratis stages the new member,
    * sending it the log before the configuration that counts it is committed. Retries, bounded by
    * {@link #REJOIN_TIMEOUT}, while the group has no leader (then the node is unavailable, never unsafe).
+   *
+   * <p>The removal runs once: once it has committed, only a staged add-back can make this node a voter
+   * again, so running it again after an add-back that timed out on this side (but may have completed)
+   * would only undo progress. Before each add-back the local replica is checked, and created afresh if
+   * Ratis closed it meanwhile. When the leader answers the add-back with internal errors, it is stuck
+   * in a state only a new leader clears; the node then asks it to step down, as
+   * {@link LeaderStepDownPolicy} decides.
    */
   private void rejoin(GroupSpec spec) throws IOException {
     long deadline = System.nanoTime() + REJOIN_TIMEOUT.toNanos();
     RaftGroup others = RaftGroup.valueOf(spec.group().getGroupId(), others(spec));
     List<RaftPeer> all = new ArrayList<>(spec.group().getPeers());
-    boolean added = false;
+    boolean removed = false;
+    LeaderStepDownPolicy stepDown =
+        new LeaderStepDownPolicy(LEADER_ERRORS_BEFORE_STEP_DOWN, STEP_DOWN_INTERVAL_MIN, System::nanoTime);
     IOException last = null;
     while (System.nanoTime() < deadline) {
       try (RaftClient client = client(others)) {
-        RaftClientReply removed = client.admin().setConfiguration(others.getPeers().stream().toList());
-        if (!removed.isSuccess()) {
-          throw new IOException("removing " + config.nodeId() + " failed: " + removed.getException());
+        if (!removed) {
+          RaftClientReply reply = client.admin().setConfiguration(others.getPeers().stream().toList());
+          if (!reply.isSuccess()) {
+            throw new IOException("removing " + config.nodeId() + " failed", reply.getException());
+          }
+          removed = true;
         }
-        if (!added) {
-          addLocally(spec);
-          added = true;
-        }
-        RaftClientReply back = client.admin().setConfiguration(all);
-        if (!back.isSuccess()) {
-          throw new IOException("adding " + config.nodeId() + " back failed: " + back.getException());
+        ensureLocalReplica(spec);
+        try {
+          RaftClientReply back = client.admin().setConfiguration(all);
+          if (!back.isSuccess()) {
+            throw new IOException("adding " + config.nodeId() + " back failed", back.getException());
+          }
+        } catch (IOException e) {
+          if (stepDown.stepDownAfter(e)) {
+            askLeaderToStepDown(client, spec);
+          }
+          throw e;
         }
         LOG.info("node {} rejoined group {} and caught up", config.nodeId(), spec.name());
         return;
       } catch (IOException e) {
+        if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) {
+          throw new IOException("interrupted while rejoining group " + spec.name(), e);
+        }
         last = e;
-        LOG.warn("node {}: rejoining group {} failed, retrying: {}", config.nodeId(), spec.name(), e.toString());
+        LOG.warn("node {}: rejoining group {} failed, retrying: {}", config.nodeId(), spec.name(), causes(e));
       }
       try {
         Thread.sleep(REJOIN_RETRY_SLEEP.toMillis());
@@ -217,6 +259,76 @@ public final class NovaNode implements AutoCloseable {
     }
     throw new IOException("node " + config.nodeId() + " could not rejoin group " + spec.name() + " within "
         + REJOIN_TIMEOUT.toSeconds() + " s", last);
+  }
+
+  /**
+   * Makes sure this node runs a replica of the group for the leader to catch up: creates it, or
+   * creates it afresh when Ratis closed it. Ratis closes a replica that asks for votes while it is
+   * outside the configuration (the leader answers "shut down"); that happens to the new, empty replica
+   * when adding it back takes longer than an election timeout. Its log and store hold only entries the
+   * group has committed anyway, but they are deleted so that the new replica starts empty.
+   */
+  private void ensureLocalReplica(GroupSpec spec) throws IOException {
+    Optional<RaftServer.Division> division = division(spec);
+    if (division.isPresent() && division.get().getInfo().isAlive()) {
+      return;
+    }
+    if (division.isPresent()) {
+      LOG.warn("node {}: its new replica of group {} was closed before it was added back (Ratis closes a "
+          + "replica outside the configuration that asks for votes); creating it again", config.nodeId(),
+          spec.name());
+      RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(),
+          server.getId(), callId.incrementAndGet(), spec.group().getGroupId(), true, false));
+      if (!removed.isSuccess()) {
+        throw new IOException("could not delete the closed replica of group " + spec.name() + ": "
+            + removed.getException());
+      }
+      deleteRecursively(storeDir(config, spec));
+    }
+    addLocally(spec);
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** A failure and its causes on one line: Ratis' retry failures hide the leader's answer in the cause. */
+  private static String causes(Throwable failure) {
+    StringBuilder text = new StringBuilder(failure.toString());
+    for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      text.append("; caused by ").append(t);
+    }
+    return text.toString();
+  }
+
+  /**
+   * Asks the group's leader to step down (Ratis 3: a leadership transfer to no one in particular), so
+   * that the next leader builds its replication state afresh from the current configuration. Best
+   * effort: a failure is logged and the rejoin goes on retrying.
+   */
+  private void askLeaderToStepDown(RaftClient client, GroupSpec spec) {
+    LOG.warn("node {}: the leader of group {} answered adding this node back with an internal error {} times "
+        + "since its removal committed; asking that leader to step down so that the next one builds its "
+        + "replication state afresh (a leader that inherited an unfinished removal of this node keeps a stale "
+        + "log appender for it; see docs/adr/0006-wiped-node-rejoins.md)", config.nodeId(), spec.name(),
+        LEADER_ERRORS_BEFORE_STEP_DOWN);
+    try {
+      RaftClientReply reply = client.admin().transferLeadership(null, STEP_DOWN_TIMEOUT.toMillis());
+      if (!reply.isSuccess()) {
+        LOG.warn("node {}: the leader of group {} did not step down: {}", config.nodeId(), spec.name(),
+            reply.getException());
+      }
+    } catch (IOException e) {
+      LOG.warn("node {}: asking the leader of group {} to step down failed: {}", config.nodeId(), spec.name(),
+          e.toString());
+    }
   }
 
   private List<RaftPeer> others(GroupSpec spec) {

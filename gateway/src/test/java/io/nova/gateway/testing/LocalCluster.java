@@ -10,25 +10,37 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 
 /**
  * An in-JVM Nova cluster for tests: every node is a real {@link NovaServer} (Ratis over gRPC, RocksDB
  * stores in real folders, the gRPC and HTTP gateways on real sockets), all on loopback with free ports. Nodes can be
- * stopped and restarted on their data folders to simulate crashes and restarts.
+ * stopped and restarted on their data folders to simulate crashes and restarts, wiped to simulate a lost disk,
+ * and started in the background when their start blocks (a wiped node rejoining its groups).
  */
 public final class LocalCluster implements AutoCloseable {
 
   private final List<NodeConfig> configs;
   private final Map<String, NovaServer> running = new LinkedHashMap<>();
+  private final Map<String, Starting> starting = new HashMap<>();
+
+  private record Starting(Thread thread, CompletableFuture<Void> done) {}
 
   private LocalCluster(List<NodeConfig> configs) {
     this.configs = configs;
@@ -36,6 +48,14 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS);
+  }
+
+  /**
+   * Like {@link #start(Path, int, int)} with another minimum election timeout in milliseconds (see
+   * {@link NodeConfig}); a longer one keeps a leader that lost its followers in office longer.
+   */
+  public static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs) throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
     List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
@@ -44,8 +64,7 @@ public final class LocalCluster implements AutoCloseable {
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
-      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards,
-          NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs, peers));
     }
     LocalCluster cluster = new LocalCluster(configs);
     try {
@@ -61,10 +80,88 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts (or restarts, on its existing data folder) one node. */
   public synchronized void start(String nodeId) throws IOException {
-    if (running.containsKey(nodeId)) {
+    if (running.containsKey(nodeId) || starting.containsKey(nodeId)) {
       throw new IllegalStateException(nodeId + " is already running");
     }
     running.put(nodeId, NovaServer.start(config(nodeId)));
+  }
+
+  /**
+   * Starts one node on a thread of its own and returns at once; the future completes when the node
+   * serves (it is then {@link #isRunning running}) or fails with the reason it could not start. For a
+   * node whose start blocks, e.g. one that rejoins its groups after losing its data folder.
+   */
+  public synchronized CompletableFuture<Void> startAsync(String nodeId) {
+    if (running.containsKey(nodeId) || starting.containsKey(nodeId)) {
+      throw new IllegalStateException(nodeId + " is already running");
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        NovaServer server = NovaServer.start(config(nodeId));
+        synchronized (this) {
+          starting.remove(nodeId);
+          running.put(nodeId, server);
+        }
+        done.complete(null);
+      } catch (IOException | RuntimeException e) {
+        synchronized (this) {
+          starting.remove(nodeId);
+        }
+        done.completeExceptionally(e);
+      }
+    }, "local-cluster-start-" + nodeId);
+    thread.setDaemon(true);
+    starting.put(nodeId, new Starting(thread, done));
+    thread.start();
+    return done;
+  }
+
+  /**
+   * Stops a node that is still starting (see {@link #startAsync}) by interrupting its start, and waits
+   * at most {@code timeout} for the start to give up and release the node's ports and data folder.
+   *
+   * @throws IllegalStateException when the node is not starting, or its start did not end in time
+   */
+  public void abortStart(String nodeId, Duration timeout) {
+    Starting start;
+    synchronized (this) {
+      start = starting.get(nodeId);
+    }
+    if (start == null) {
+      throw new IllegalStateException(nodeId + " is not starting");
+    }
+    start.thread().interrupt();
+    try {
+      start.done().handle((ok, e) -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping the start of " + nodeId, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the start of " + nodeId + " did not end within " + timeout, e);
+    }
+    if (isRunning(nodeId)) {
+      stop(nodeId); // the start won the race with the interrupt
+    }
+  }
+
+  /**
+   * Deletes a stopped node's whole data folder (Raft logs and stores), as a replaced disk or a wiped
+   * volume would; the node's next start finds no group on disk.
+   */
+  public synchronized void wipe(String nodeId) throws IOException {
+    if (running.containsKey(nodeId) || starting.containsKey(nodeId)) {
+      throw new IllegalStateException(nodeId + " must be stopped before it is wiped");
+    }
+    Path data = config(nodeId).dataDir();
+    if (!Files.exists(data)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(data)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   /** Stops one node, as a crash would from the cluster's point of view (its data folder stays). */
@@ -177,7 +274,22 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
+  public void close() {
+    List<String> stillStarting;
+    synchronized (this) {
+      stillStarting = List.copyOf(starting.keySet());
+    }
+    for (String id : stillStarting) {
+      try {
+        abortStart(id, Duration.ofSeconds(30));
+      } catch (IllegalStateException e) {
+        // Already started or failed meanwhile; the running ones are closed below.
+      }
+    }
+    closeRunning();
+  }
+
+  private synchronized void closeRunning() {
     for (NovaServer s : running.values()) {
       s.close();
     }
