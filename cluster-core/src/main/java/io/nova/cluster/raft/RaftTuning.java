@@ -1,6 +1,7 @@
 package io.nova.cluster.raft;
 
 import io.nova.cluster.config.NodeConfig;
+import io.nova.statemachine.snapshot.SnapshotSettings;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.List;
@@ -52,8 +53,9 @@ public final class RaftTuning {
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
     RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("1MB"));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
-    // Snapshots are not taken automatically yet; the log is kept whole (see docs/design/storage.md).
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    // Store checkpoints every N applied entries; the log is purged behind them, keeping the newest N
+    // entries; followers further behind (or wiped) are sent the snapshot (ADR 0011).
+    SnapshotSettings.apply(p, config.snapshotEveryEntries());
     return p;
   }
 

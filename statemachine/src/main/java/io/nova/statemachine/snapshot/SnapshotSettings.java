@@ -9,8 +9,6 @@ import org.apache.ratis.util.SizeInBytes;
  * catch lagging followers up by sending them: in one place, so the node and the tests run the same.
  */
 public final class SnapshotSettings {
-  /** The default of {@code snapshot-every-entries}: a checkpoint is cheap, a long replay is not. */
-  public static final long EVERY_ENTRIES_DEFAULT = 100_000;
   /** The largest chunk of a snapshot file sent in one message; below the gRPC message limit (8 MB). */
   public static final SizeInBytes CHUNK_BYTES_MAX = SizeInBytes.valueOf("4MB");
 
