@@ -4,6 +4,7 @@ import io.nova.statemachine.logging.LogContext;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -119,7 +120,8 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
    * Checkpoints the store into the snapshot area (nothing new when the store holds nothing since the
    * newest snapshot) and keeps the newest two. Ratis calls this on the apply thread.
    *
-   * @return the index of the newest snapshot; {@code -1} when there is none (or one is being installed)
+   * @return the index of the newest snapshot; {@code -1} when there is none (or one is being installed).
+   *     A checkpoint that fails (disk full) is logged and the previous snapshot's index returned.
    */
   @Override
   public final long takeSnapshot() {
@@ -128,7 +130,13 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
         if (installing) {
           return -1;
         }
-        return snapshots.take(this::checkpointStore, storeApplied());
+        try {
+          return snapshots.take(this::checkpointStore, storeApplied());
+        } catch (UncheckedIOException e) {
+          // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
+          LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);
+          return snapshots.latestIndex();
+        }
       }
     }
   }
