@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves the optional snapshot-every-entries key: it defaults to 100 000, an explicit value is kept and
  * written back, a value out of range is refused naming the file, the key and the range, and the value
- * reaches Ratis (auto-trigger threshold, purge up to the snapshot keeping that many entries).
+ * reaches Ratis (auto-trigger threshold, purge up to the snapshot keeping that many entries, log segments
+ * sized so that purges reclaim them).
  */
 class SnapshotEveryEntriesTest {
 
@@ -39,6 +40,11 @@ class SnapshotEveryEntriesTest {
     assertThat(RaftServerConfigKeys.Log.purgeUptoSnapshotIndex(p)).isTrue();
     assertThat(RaftServerConfigKeys.Log.purgePreservationLogNum(p)).isEqualTo(200);
     assertThat(RaftServerConfigKeys.Log.Appender.installSnapshotEnabled(p)).isTrue();
+    assertThat(RaftServerConfigKeys.Log.segmentSizeMax(p).getSize()).isEqualTo(200 * 336);
+
+    // Segments hold about one interval, so purges can reclaim them: 32 MiB at the default, 16 KiB at least.
+    assertThat(RaftTuning.segmentBytes(100_000).getSize()).isEqualTo(32L << 20);
+    assertThat(RaftTuning.segmentBytes(10).getSize()).isEqualTo(16L << 10);
   }
 
   @Test
