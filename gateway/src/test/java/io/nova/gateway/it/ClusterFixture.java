@@ -19,7 +19,12 @@ final class ClusterFixture implements AutoCloseable {
   private final AtomicInteger streams = new AtomicInteger();
 
   ClusterFixture(Path dir, int nodes, int shards) throws IOException {
-    cluster = LocalCluster.start(dir, nodes, shards);
+    this(dir, nodes, shards, io.nova.cluster.config.NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /** As above, each group snapshotting (and purging its log) every {@code snapshotEveryEntries} entries. */
+  ClusterFixture(Path dir, int nodes, int shards, long snapshotEveryEntries) throws IOException {
+    cluster = LocalCluster.start(dir, nodes, shards, snapshotEveryEntries);
     // Tests that read cluster status expect every group to have elected its first leader.
     cluster.awaitReady(Duration.ofSeconds(60));
     client = NovaClient.builder()

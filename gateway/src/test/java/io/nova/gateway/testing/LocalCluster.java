@@ -36,6 +36,15 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /**
+   * Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}, each group taking
+   * a snapshot (and purging its log) every {@code snapshotEveryEntries} applied entries.
+   */
+  public static LocalCluster start(Path dir, int nodes, int shards, long snapshotEveryEntries)
+      throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
     List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
@@ -45,7 +54,7 @@ public final class LocalCluster implements AutoCloseable {
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
       configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards,
-          NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+          NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers).withSnapshotEveryEntries(snapshotEveryEntries));
     }
     LocalCluster cluster = new LocalCluster(configs);
     try {
