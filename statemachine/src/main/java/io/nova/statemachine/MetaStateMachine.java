@@ -24,9 +24,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 
 /**
@@ -41,9 +38,8 @@ import org.apache.ratis.statemachine.TransactionContext;
  * stream's id is the log index of its entry, unique for the cluster's lifetime. Reads: the query message
  * is a {@code MetaQuery}; the reply a {@code MetaQueryResult}.
  *
- * <p><b>Snapshots.</b> As in {@link ShardStateMachine}: not implemented; {@link #takeSnapshot()} flushes
- * the store and returns {@code -1} so the log is never purged, and a restart replays the log skipping
- * entries at or below the store's persisted applied index.
+ * <p><b>Snapshots.</b> As in {@link ShardStateMachine} (ADR 0011): store checkpoints, the log purged
+ * behind them; an installed snapshot replaces the store and the meta state is rebuilt from it.
  *
  * <p>Thread-safety: apply holds the write lock, queries the read lock.
  */
@@ -86,18 +82,40 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
-    super.initialize(server, groupId, storage);
-    try (LogContext.Scope ignored = logScope()) {
-      store = new MetaStore(storeDir);
-      lock.writeLock().lock();
-      try {
-        state = MetaState.restore(shardCount, store.loadBasins(), store.loadStreams());
-      } finally {
-        lock.writeLock().unlock();
-      }
-      restoreLastApplied(store.appliedIndex());
+  protected Path storeDir() {
+    return storeDir;
+  }
+
+  /** Opens the store and rebuilds the meta state from it (at start and after a snapshot install). */
+  @Override
+  protected AppliedIndex openStore() {
+    MetaStore opened = new MetaStore(storeDir);
+    lock.writeLock().lock();
+    try {
+      state = MetaState.restore(shardCount, opened.loadBasins(), opened.loadStreams());
+      store = opened;
+    } finally {
+      lock.writeLock().unlock();
     }
+    return opened.appliedIndex();
+  }
+
+  @Override
+  protected void closeStore() {
+    MetaStore closing = store;
+    if (closing != null) {
+      closing.close();
+    }
+  }
+
+  @Override
+  protected AppliedIndex checkpointStore(Path target) {
+    return store.checkpoint(target);
+  }
+
+  @Override
+  protected AppliedIndex storeApplied() {
+    return store.appliedIndex();
   }
 
   @Override
@@ -195,21 +213,10 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  public long takeSnapshot() {
-    try (LogContext.Scope ignored = logScope()) {
-      store.flush();
-      return -1;
-    }
-  }
-
-  @Override
   public void close() throws IOException {
     try (LogContext.Scope ignored = logScope()) {
       super.close();
-      MetaStore closing = store;
-      if (closing != null) {
-        closing.close();
-      }
+      closeStore();
     }
   }
 }

@@ -1,8 +1,11 @@
 package io.nova.statemachine;
 
 import io.nova.statemachine.logging.LogContext;
+import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -10,14 +13,26 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What Nova's state machines share about restarts: the store persists the applied index with every
- * applied entry, Ratis replays the log from the start (no snapshots yet), and entries at or below the
- * persisted index are skipped because the store already holds their effects.
+ * What Nova's state machines share about restarts and snapshots.
+ *
+ * <p><b>Restart.</b> The store persists the applied index with every applied entry; Ratis replays the
+ * log from the newest snapshot on, and entries at or below the persisted index are skipped because the
+ * store already holds their effects.
+ *
+ * <p><b>Snapshots</b> ({@link CheckpointSnapshots}, ADR 0011). {@link #takeSnapshot()} runs on the apply
+ * thread (Ratis waits for pending applies first), so the store checkpoint holds exactly the store's
+ * applied index, which is the index reported. When Ratis installs a snapshot received from the leader it
+ * calls {@link #pause()} and publishes the files, then {@link #reinitialize()} on the apply thread: the
+ * store is closed, replaced by the snapshot's copy and reopened, and the subclass reloads its in-memory
+ * state ({@link #openStore()}). The same rule runs at start: a store holding less than the newest
+ * snapshot (wiped, or left half-replaced by a crash) is replaced by it.
  *
  * <p>Also what they share about logging: Ratis calls them on its own threads, so every entry point
  * runs inside {@link #logScope()}, which puts this replica's node id and group name in the MDC.
@@ -28,6 +43,12 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
   private final AtomicLong leadersLearned = new AtomicLong();
 
   private static final Logger LOG = LoggerFactory.getLogger(ReplayingStateMachine.class);
+
+  /** Serializes taking a snapshot with a snapshot install (which replaces the snapshot area). */
+  private final Object snapshotLock = new Object();
+  /** Guarded by {@code snapshotLock}: a received snapshot is being published; take none meanwhile. */
+  private boolean installing;
+  private volatile CheckpointSnapshots snapshots;
 
   /** The group's name for log lines; null until known (then Ratis' group id stands in). */
   private volatile String groupName;
@@ -48,6 +69,118 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
       groupName = groupId.toString();
     }
     super.initialize(server, groupId, storage);
+    try (LogContext.Scope ignored = logScope()) {
+      synchronized (snapshotLock) {
+        snapshots = new CheckpointSnapshots(storage.getStorageDir().getStateMachineDir().toPath());
+        openStoreFromNewestData();
+      }
+    }
+    getLifeCycle().transition(LifeCycle.State.STARTING);
+    getLifeCycle().transition(LifeCycle.State.RUNNING);
+  }
+
+  /** The directory of this replica's store. */
+  protected abstract Path storeDir();
+
+  /**
+   * Opens the store in {@link #storeDir()} and loads the in-memory state from it; called at start and
+   * after a snapshot install (with the store closed by {@link #closeStore()}). Runs on Ratis' apply
+   * thread or before it starts.
+   *
+   * @return the applied index the store holds
+   */
+  protected abstract AppliedIndex openStore();
+
+  /**
+   * Closes the store (idempotent). After a snapshot install the store is reopened by {@link #openStore()};
+   * queries arriving in between fail as if the replica were stopping.
+   */
+  protected abstract void closeStore();
+
+  /** Writes a checkpoint of the open store into {@code target}; see {@code RocksStore#checkpoint}. */
+  protected abstract AppliedIndex checkpointStore(Path target);
+
+  /** The applied index of the open store. */
+  protected abstract AppliedIndex storeApplied();
+
+  /** Opens the store, first replacing it by the newest snapshot if it holds less; guarded by snapshotLock. */
+  private void openStoreFromNewestData() {
+    AppliedIndex held = openStore();
+    if (held.index() < snapshots.latestIndex()) {
+      LOG.info("store holds index {} but the newest snapshot holds {}: restoring the store from it",
+          held.index(), snapshots.latestIndex());
+      closeStore();
+      snapshots.restoreStore(storeDir());
+      held = openStore();
+    }
+    restoreLastApplied(held);
+  }
+
+  /**
+   * Checkpoints the store into the snapshot area (nothing new when the store holds nothing since the
+   * newest snapshot) and keeps the newest two. Ratis calls this on the apply thread.
+   *
+   * @return the index of the newest snapshot; {@code -1} when there is none (or one is being installed).
+   *     A checkpoint that fails (disk full) is logged and the previous snapshot's index returned.
+   */
+  @Override
+  public final long takeSnapshot() {
+    try (LogContext.Scope ignored = logScope()) {
+      synchronized (snapshotLock) {
+        if (installing) {
+          return -1;
+        }
+        try {
+          return snapshots.take(this::checkpointStore, storeApplied());
+        } catch (UncheckedIOException e) {
+          // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
+          LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);
+          return snapshots.latestIndex();
+        }
+      }
+    }
+  }
+
+  /** The newest complete snapshot (found again at start), or null when there is none. */
+  @Override
+  public final SnapshotInfo getLatestSnapshot() {
+    CheckpointSnapshots current = snapshots;
+    return current == null ? null : current.latest().orElse(null);
+  }
+
+  /**
+   * Ratis is about to publish a snapshot received from the leader into the snapshot area: no snapshot may
+   * be taken until {@link #reinitialize()}.
+   */
+  @Override
+  public final void pause() {
+    synchronized (snapshotLock) {
+      installing = true;
+      if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+      }
+    }
+  }
+
+  /**
+   * Loads the snapshot Ratis just published: the store is closed, replaced by the snapshot's copy and
+   * reopened, and this replica's applied index becomes the snapshot's. Runs on the apply thread.
+   */
+  @Override
+  public final void reinitialize() throws IOException {
+    try (LogContext.Scope ignored = logScope()) {
+      synchronized (snapshotLock) {
+        snapshots.rescan();
+        closeStore();
+        openStoreFromNewestData();
+        installing = false;
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+          getLifeCycle().transition(LifeCycle.State.STARTING);
+          getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+      }
+    }
   }
 
   /** Puts this replica's node id and group name in the MDC until the scope closes. */
@@ -55,8 +188,11 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
     return LogContext.enter(nodeId, groupName);
   }
 
-  /** Makes the store's persisted applied index this state machine's last applied one (restart). */
-  protected final void restoreLastApplied(AppliedIndex persisted) {
+  /**
+   * Makes the store's persisted applied index this state machine's last applied one (start, install:
+   * unconditionally, as an installed snapshot moves it forward past entries this replica never saw).
+   */
+  private void restoreLastApplied(AppliedIndex persisted) {
     if (persisted.index() >= 0) {
       setLastAppliedTermIndex(TermIndex.valueOf(persisted.term(), persisted.index()));
     }

@@ -42,11 +42,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 
 /**
@@ -67,10 +65,12 @@ import org.apache.ratis.statemachine.TransactionContext;
  * {@code applyTransaction} (every replica, log order) assigns seq_nums and timestamps and persists them
  * atomically with the applied index.
  *
- * <p><b>Snapshots.</b> Not implemented yet. {@link #takeSnapshot()} flushes the store but reports that no
- * snapshot exists ({@code -1}), so Ratis never purges the log: the whole log is kept and a restart
- * replays it, skipping entries at or below the store's persisted applied index. A follower that falls
- * behind is caught up from the log. {@link #getLatestSnapshot()} returns null.
+ * <p><b>Snapshots</b> (ADR 0011). A snapshot is a RocksDB checkpoint of the store taken every
+ * {@code snapshot-every-entries} applied entries (see {@code ReplayingStateMachine}); the log is purged
+ * behind it. A follower too far behind for the log, or wiped, receives the leader's newest snapshot:
+ * its store is replaced by it, the stream states (tails, tokens) are reloaded from it, the cursor is
+ * dropped and parked reads are answered from the new state; the log then continues from the
+ * snapshot's index.
  *
  * <p><b>Long-polled reads.</b> A read query with {@code wait_ms} whose start is at the committed tail
  * parks in {@link ReadWaiters} and is answered when the apply thread commits a record to its stream,
@@ -119,13 +119,43 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
-    super.initialize(server, groupId, storage);
-    try (LogContext.Scope ignored = logScope()) {
-      store = new ShardStore(storeDir);
-      applied.putAll(store.loadStreamStates());
-      restoreLastApplied(store.appliedIndex());
+  protected Path storeDir() {
+    return storeDir;
+  }
+
+  /**
+   * Opens the store and loads every stream's applied state from it. After a snapshot install the map is
+   * updated in place (a stream never disappears from it: deleted streams keep a state), the cursor is
+   * dropped, and parked reads answer from the new state.
+   */
+  @Override
+  protected AppliedIndex openStore() {
+    ShardStore opened = new ShardStore(storeDir);
+    Map<Long, StreamState> loaded = opened.loadStreamStates();
+    applied.putAll(loaded);
+    applied.keySet().retainAll(loaded.keySet());
+    store = opened;
+    resetCursorUnlessTerm(Long.MIN_VALUE);
+    readWaiters.wakeAll();
+    return opened.appliedIndex();
+  }
+
+  @Override
+  protected void closeStore() {
+    ShardStore closing = store;
+    if (closing != null) {
+      closing.close();
     }
+  }
+
+  @Override
+  protected AppliedIndex checkpointStore(Path target) {
+    return store.checkpoint(target);
+  }
+
+  @Override
+  protected AppliedIndex storeApplied() {
+    return store.appliedIndex();
   }
 
   @Override
@@ -350,22 +380,11 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  public long takeSnapshot() {
-    try (LogContext.Scope ignored = logScope()) {
-      store.flush();
-      return -1;
-    }
-  }
-
-  @Override
   public void close() throws IOException {
     try (LogContext.Scope ignored = logScope()) {
       readWaiters.wakeAll();
       super.close();
-      ShardStore closing = store;
-      if (closing != null) {
-        closing.close();
-      }
+      closeStore();
     }
   }
 

@@ -30,6 +30,7 @@ import java.util.Set;
  * data-dir: /var/lib/nova/n1
  * shard-count: 8
  * # bind-host: 0.0.0.0     # optional; default: the host of each of this node's addresses
+ * # snapshot-every-entries: 100000   # optional; see below
  * nodes:
  *   - id: n1
  *     raft-address: 127.0.0.1:7801
@@ -49,6 +50,12 @@ import java.util.Set;
  * @param bindHost         the interface this node's Raft, API and HTTP listeners bind to; empty (the default)
  *                         binds each to the host of its configured address, so a loopback cluster is not
  *                         reachable from the network. {@code 0.0.0.0} binds every interface (containers).
+ * @param snapshotEveryEntries how many applied log entries of a group between two snapshots of it (a
+ *                         checkpoint of the group's store; the Raft log is purged behind it, keeping this
+ *                         many recent entries), {@value #SNAPSHOT_EVERY_ENTRIES_MIN}–{@value
+ *                         #SNAPSHOT_EVERY_ENTRIES_MAX}. Default {@value #DEFAULT_SNAPSHOT_EVERY_ENTRIES}. Lower
+ *                         means a shorter log (disk, restart replay) but more checkpoints and more followers
+ *                         caught up by a whole snapshot instead of the log. See ADR 0011.
  */
 public record NodeConfig(
     String clusterName,
@@ -57,13 +64,17 @@ public record NodeConfig(
     int shardCount,
     long electionTimeoutMs,
     List<PeerAddress> nodes,
-    String bindHost) {
+    String bindHost,
+    long snapshotEveryEntries) {
 
   public static final String DEFAULT_CLUSTER_NAME = "nova";
   public static final int DEFAULT_SHARD_COUNT = 8;
   public static final long DEFAULT_ELECTION_TIMEOUT_MS = 1000;
   public static final int SHARD_COUNT_MAX = 256;
   public static final int NODES_MAX = 64;
+  public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 100_000;
+  public static final long SNAPSHOT_EVERY_ENTRIES_MIN = 10;
+  public static final long SNAPSHOT_EVERY_ENTRIES_MAX = 1_000_000_000;
 
   public NodeConfig {
     Objects.requireNonNull(clusterName, "cluster-name");
@@ -83,6 +94,10 @@ public record NodeConfig(
     if (electionTimeoutMs < 100 || electionTimeoutMs > 60_000) {
       throw new IllegalArgumentException(
           "election-timeout-ms " + electionTimeoutMs + " must be between 100 and 60000");
+    }
+    if (snapshotEveryEntries < SNAPSHOT_EVERY_ENTRIES_MIN || snapshotEveryEntries > SNAPSHOT_EVERY_ENTRIES_MAX) {
+      throw new IllegalArgumentException("snapshot-every-entries " + snapshotEveryEntries + " must be between "
+          + SNAPSHOT_EVERY_ENTRIES_MIN + " and " + SNAPSHOT_EVERY_ENTRIES_MAX);
     }
     if (nodes.isEmpty() || nodes.size() > NODES_MAX) {
       throw new IllegalArgumentException("nodes must list 1 to " + NODES_MAX + " nodes");
@@ -105,10 +120,22 @@ public record NodeConfig(
     }
   }
 
-  /** A configuration binding each listener to the host of its own address. */
+  /** A configuration binding each listener to the host of its own address, with default snapshots. */
   public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
       long electionTimeoutMs, List<PeerAddress> nodes) {
     this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, "");
+  }
+
+  /** A configuration with the default snapshot interval. */
+  public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
+      long electionTimeoutMs, List<PeerAddress> nodes, String bindHost) {
+    this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
+        DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /** A copy of this configuration with another snapshot interval (see {@link #snapshotEveryEntries()}). */
+  public NodeConfig withSnapshotEveryEntries(long entries) {
+    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, entries);
   }
 
   /** The host the listener for {@code address} (one of this node's addresses) binds to. */
@@ -131,7 +158,7 @@ public record NodeConfig(
   /** A copy of this configuration for another node of the same cluster. */
   public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
     return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes,
-        bindHost);
+        bindHost, snapshotEveryEntries);
   }
 
   /**
@@ -171,13 +198,15 @@ public record NodeConfig(
       @JsonProperty("shard-count") Integer shardCount,
       @JsonProperty("election-timeout-ms") Long electionTimeoutMs,
       @JsonProperty("nodes") List<YamlNode> nodes,
-      @JsonProperty("bind-host") String bindHost) {
+      @JsonProperty("bind-host") String bindHost,
+      @JsonProperty("snapshot-every-entries") Long snapshotEveryEntries) {
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
       c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress())));
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
-          c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost());
+          c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost(),
+          c.snapshotEveryEntries() == DEFAULT_SNAPSHOT_EVERY_ENTRIES ? null : c.snapshotEveryEntries());
     }
 
     NodeConfig toConfig() {
@@ -192,7 +221,8 @@ public record NodeConfig(
           electionTimeoutMs == null ? DEFAULT_ELECTION_TIMEOUT_MS : electionTimeoutMs,
           nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress()))
               .toList(),
-          bindHost == null ? "" : bindHost);
+          bindHost == null ? "" : bindHost,
+          snapshotEveryEntries == null ? DEFAULT_SNAPSHOT_EVERY_ENTRIES : snapshotEveryEntries);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.nova.cluster.raft;
 
 import io.nova.cluster.config.NodeConfig;
+import io.nova.statemachine.snapshot.SnapshotSettings;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,7 +31,25 @@ public final class RaftTuning {
   public static final TimeDuration LEADER_WAIT_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
   public static final int LEADER_WAIT_ATTEMPTS_MAX = 80;
 
+  /** The largest log segment file (at the default snapshot interval and above). */
+  public static final long SEGMENT_BYTES_MAX = 32L << 20;
+  /** The smallest log segment file (at tiny snapshot intervals, in tests and chaos runs). */
+  public static final long SEGMENT_BYTES_MIN = 16L << 10;
+  /** Bytes per entry assumed when sizing segments to the snapshot interval. */
+  static final long SEGMENT_BYTES_PER_ENTRY = 336;
+
   private RaftTuning() {}
+
+  /**
+   * The log segment size for a snapshot interval: Ratis purges only whole closed segments, so a segment
+   * holds about one interval of small entries, between {@link #SEGMENT_BYTES_MIN} and
+   * {@link #SEGMENT_BYTES_MAX} (32 MiB at the default of 100 000). Larger entries roll segments sooner.
+   */
+  public static SizeInBytes segmentBytes(long snapshotEveryEntries) {
+    long bytes = Math.max(SEGMENT_BYTES_MIN, Math.min(SEGMENT_BYTES_MAX,
+        snapshotEveryEntries * SEGMENT_BYTES_PER_ENTRY));
+    return SizeInBytes.valueOf(bytes);
+  }
 
   /** Server properties for the node described by {@code config}. */
   public static RaftProperties serverProperties(NodeConfig config, Path raftDir) {
@@ -49,11 +68,13 @@ public final class RaftTuning {
     // Entries are at most ~1 MiB; the 8 MB default write buffer per group wastes direct memory.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_BYTES_MAX);
     RaftServerConfigKeys.Log.setWriteBufferSize(p, LOG_WRITE_BUFFER_BYTES);
-    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
-    RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("1MB"));
+    SizeInBytes segment = segmentBytes(config.snapshotEveryEntries());
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, segment);
+    RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(Math.min(segment.getSize(), 1 << 20)));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
-    // Snapshots are not taken automatically yet; the log is kept whole (see docs/design/storage.md).
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    // Store checkpoints every N applied entries; the log is purged behind them, keeping the newest N
+    // entries; followers further behind (or wiped) are sent the snapshot (ADR 0011).
+    SnapshotSettings.apply(p, config.snapshotEveryEntries());
     return p;
   }
 

@@ -3,6 +3,7 @@ package io.nova.gateway.it;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.AlreadyExistsException;
+import io.nova.cluster.config.NodeConfig;
 import io.nova.gateway.testing.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -19,7 +20,12 @@ final class ClusterFixture implements AutoCloseable {
   private final AtomicInteger streams = new AtomicInteger();
 
   ClusterFixture(Path dir, int nodes, int shards) throws IOException {
-    cluster = LocalCluster.start(dir, nodes, shards);
+    this(dir, nodes, shards, NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /** As above, each group snapshotting (and purging its log) every {@code snapshotEveryEntries} entries. */
+  ClusterFixture(Path dir, int nodes, int shards, long snapshotEveryEntries) throws IOException {
+    cluster = LocalCluster.start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, snapshotEveryEntries);
     // Tests that read cluster status expect every group to have elected its first leader.
     cluster.awaitReady(Duration.ofSeconds(60));
     client = NovaClient.builder()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
+import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.testing.LocalCluster;
 import java.nio.file.Path;
@@ -63,7 +64,7 @@ class WipedNodeRejoinTest {
    */
   @Test
   void aNodeWipedAgainWhileRejoiningStillRejoins() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, 3000)) {
+    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, 3000, NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES)) {
       cluster.awaitReady(REJOIN_BOUND);
       StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "wiped-twice");
       List<String> expected;

@@ -48,14 +48,17 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
-    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS);
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS,
+        NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES);
   }
 
   /**
-   * Like {@link #start(Path, int, int)} with another minimum election timeout in milliseconds (see
-   * {@link NodeConfig}); a longer one keeps a leader that lost its followers in office longer.
+   * Like {@link #start(Path, int, int)} with another minimum election timeout in milliseconds (a longer
+   * one keeps a leader that lost its followers in office longer) and each group taking a snapshot (and
+   * purging its log) every {@code snapshotEveryEntries} applied entries; see {@link NodeConfig}.
    */
-  public static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs) throws IOException {
+  public static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
+      long snapshotEveryEntries) throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
     List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
@@ -64,7 +67,8 @@ public final class LocalCluster implements AutoCloseable {
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
-      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs, peers));
+      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs, peers)
+          .withSnapshotEveryEntries(snapshotEveryEntries));
     }
     LocalCluster cluster = new LocalCluster(configs);
     try {

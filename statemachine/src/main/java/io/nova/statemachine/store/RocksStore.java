@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -138,6 +139,30 @@ abstract class RocksStore implements AutoCloseable {
         throw storageFailure("flush", e);
       }
       return null;
+    });
+  }
+
+  /**
+   * Writes a consistent copy of this store into {@code target}, which must not exist: a RocksDB
+   * checkpoint, i.e. hard links to the immutable SST files (no data copied on one filesystem) plus copies
+   * of the small metadata files, after flushing memtables. The copy holds exactly the writes committed
+   * before the call, applied index included.
+   *
+   * @return the applied index the copy holds
+   * @throws IllegalStateException if a write committed while the copy was being made (callers must run
+   *     this on the one writer thread, so it cannot happen)
+   */
+  public AppliedIndex checkpoint(Path target) {
+    return using(() -> {
+      AppliedIndex before = appliedIndex;
+      try (Checkpoint checkpoint = Checkpoint.create(db)) {
+        checkpoint.createCheckpoint(target.toString());
+      } catch (RocksDBException e) {
+        throw storageFailure("checkpoint into " + target, e);
+      }
+      Invariants.check(before.equals(appliedIndex), "a write committed during the checkpoint: %s then %s",
+          before, appliedIndex);
+      return before;
     });
   }
 
