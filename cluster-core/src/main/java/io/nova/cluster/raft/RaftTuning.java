@@ -62,6 +62,12 @@ public final class RaftTuning {
     RaftServerConfigKeys.setStorageDir(p, List.of(new File(raftDir.toString())));
     // The default read option can serve stale reads; Nova reads are linearizable (ReadIndex).
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    // Ratis 3.3.0's default "compose" mode appends a follower's entries asynchronously and lets a later
+    // heartbeat that names a pending entry raise the commit index before an earlier append has
+    // truncated the follower's stale, never-committed entries at those indexes; the state machine
+    // then applies an entry the group never committed, and the replicas diverge (found by the chaos
+    // suite: docs/testing.md, anomaly 6). Appending in order on the request's own path closes it.
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
     long minMs = config.electionTimeoutMs();
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
