@@ -57,7 +57,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>a resent conditional batch that misses fails with {@code resent() == true}: its first attempt
  *       may have landed (read back to decide); {@code resent() == false} means nothing was appended;
  *   <li>with {@link ProducerOptions.Builder#matchSeqNum} every batch is conditional at the previous
- *       batch's end (batches still merge). A single writer then gets <b>exactly-once</b> appends: a
+ *       batch's end (batches still merge) and batches are sent one at a time, each once the previous one
+ *       is acknowledged (a batch pipelined behind one that misses could still land and leave a hole).
+ *       A single writer then gets <b>exactly-once</b> appends: a
  *       resent batch that misses is read back, and if the stream holds exactly its records at its
  *       position the first attempt had landed and the append resolves with that position. Any other
  *       miss breaks the chain: that append and every later one fail.
@@ -325,9 +327,20 @@ public final class Producer implements AutoCloseable {
      * batches one after the other, so a queue of small batches would only add latency).
      */
     private void maybeSealDue() {
-        if (open != null && open.due && unacked.size() < options.batchesInFlightMax()) {
+        if (open != null && open.due && unacked.size() < batchesInFlightMax()) {
             seal();
         }
+    }
+
+    /**
+     * How many batches may be on the wire at once. With an advancing match only one: a batch sent behind
+     * one that then misses would be checked against the tail the miss left, and lands whenever another
+     * writer happened to append exactly as many records as the missed batch held — after the writer's
+     * own missing records, a hole the chain exists to rule out. Waiting for each ack costs little
+     * throughput: the next batch keeps growing meanwhile (up to the batch bounds).
+     */
+    private int batchesInFlightMax() {
+        return advancing ? 1 : options.batchesInFlightMax();
     }
 
     private static Batch newBatch() {
@@ -358,7 +371,7 @@ public final class Producer implements AutoCloseable {
         unacked.addLast(batch);
         if (requests == null && !reconnecting) {
             connect();
-        } else if (requests != null) {
+        } else if (requests != null && sent < batchesInFlightMax()) {
             send(batch);
         }
     }
@@ -374,7 +387,23 @@ public final class Producer implements AutoCloseable {
         requests.onNext(AppendSessionRequest.newBuilder().setOpen(openMessage).build());
         sent = 0;
         for (Batch b : unacked) {
+            if (sent == batchesInFlightMax()) {
+                break;
+            }
             send(b);
+        }
+    }
+
+    /** Sends the oldest sealed batch not yet on the wire, if the window has room (advancing match only). */
+    private void sendQueued() {
+        if (requests != null && sent < batchesInFlightMax() && sent < unacked.size()) {
+            int i = 0;
+            for (Batch b : unacked) {
+                if (i++ == sent) {
+                    send(b);
+                    return;
+                }
+            }
         }
     }
 
@@ -433,15 +462,17 @@ public final class Producer implements AutoCloseable {
         sent--;
         lastProgressNanos = System.nanoTime();
         reconnectAttempt = 0;
-        maybeSealDue();
         if (response.hasAck()) {
             resolve(head, Protos.ack(response.getAck()));
+            sendQueued();
+            maybeSealDue();
             return;
         }
         if (response.getRejected().hasInstalledToken()) {
             FencedOutException fenced = new FencedOutException(response.getRejected().getInstalledToken());
             failure = fenced;
             fail(head, fenced);
+            maybeSealDue();
             return;
         }
         StreamPosition tail = Protos.position(response.getRejected().getTail());
@@ -449,14 +480,20 @@ public final class Producer implements AutoCloseable {
             AppendAck landed = ReadBack.landedAck(client, address, head.records, head.match, tail);
             if (landed != null) {
                 resolve(head, landed);
+                sendQueued();
+                maybeSealDue();
                 return;
             }
         }
         SequenceMismatchException miss = new SequenceMismatchException(head.match, tail, head.resent, null);
-        if (advancing) {
-            failure = miss;
-        }
         fail(head, miss);
+        if (advancing) {
+            // The chain is broken: no later batch may land (none was sent; see batchesInFlightMax()).
+            failure = miss;
+            failAll(miss);
+            return;
+        }
+        maybeSealDue();
     }
 
     private void broken(Throwable t) {

@@ -83,7 +83,8 @@ public final class ProducerOptions {
 
     /**
      * Unanswered batches beyond which a batch whose linger has passed keeps growing instead of being
-     * sealed (full batches are always sent).
+     * sealed (full batches are always sent). With an advancing {@link #matchSeqNum()} the producer uses 1
+     * and full batches queue behind the one on the wire.
      */
     public int batchesInFlightMax() {
         return batchesInFlightMax;
@@ -162,7 +163,8 @@ public final class ProducerOptions {
 
         /**
          * Makes every batch conditional: the first at {@code matchSeqNum}, each next one at the previous
-         * batch's end. For a single writer this makes appends exactly-once across reconnects.
+         * batch's end. For a single writer this makes appends exactly-once across reconnects. Batches are
+         * then sent one at a time, whatever {@link #batchesInFlightMax} says (see {@link Producer}).
          */
         public Builder matchSeqNum(long matchSeqNum) {
             this.matchSeqNum = OptionalLong.of(NovaClient.checkMatchSeqNum(matchSeqNum));

@@ -75,6 +75,29 @@ class ProducerBatchingTest {
     }
   }
 
+  /**
+   * Another writer appends one record before the producer's first batch (match 0) arrives: that batch
+   * misses, and its successor (match 1, one record) must not land even though the tail the other writer
+   * left equals its match — it would sit after a hole where the first batch's record belongs. Batches of
+   * an advancing match are therefore sent one at a time; pipelined, the second one landed at 1.
+   */
+  @Test
+  void anAdvancingMatchNeverLandsABatchAfterAnEarlierOneMissed() throws Exception {
+    StreamAddress s = newStream();
+    client.append(s, List.of(AppendRecord.ofUtf8("intruder")));
+    CompletableFuture<AppendAck> first;
+    CompletableFuture<AppendAck> second;
+    try (Producer producer = client.openStream(s, ProducerOptions.builder().matchSeqNum(0)
+        .linger(Duration.ZERO).build())) {
+      first = producer.append(AppendRecord.ofUtf8("m-0"));
+      second = producer.append(AppendRecord.ofUtf8("m-1"));
+      producer.flush();
+    }
+    assertThatThrownBy(() -> first.get(0, TimeUnit.SECONDS)).hasCauseInstanceOf(SequenceMismatchException.class);
+    assertThatThrownBy(() -> second.get(0, TimeUnit.SECONDS)).hasCauseInstanceOf(SequenceMismatchException.class);
+    assertThat(client.checkTail(s).seqNum()).as("only the other writer's record").isEqualTo(1);
+  }
+
   @Test
   void aConditionalAppendIsNeverMergedAndItsMissFailsOnlyIt() throws Exception {
     StreamAddress s = newStream();
