@@ -69,7 +69,7 @@ public final class HttpServer implements AutoCloseable {
    */
   public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
       Supplier<Readiness> readiness, Clock clock, List<HttpRoutes> extra) throws IOException {
-    SseSessions sessions = new SseSessions(data.router(), data.metrics(), clock, nodeId);
+    SseSessions sessions = new SseSessions(data, clock, nodeId);
     List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control), new StreamRoutes(control),
         new RecordRoutes(data, sessions), new FenceRoutes(data), new HealthRoutes(nodeId, readiness),
         new OpenApiRoutes()));

@@ -211,9 +211,14 @@ final class Json {
     return "an object";
   }
 
-  /** A Jackson message without its references to Java code ({@code `StreamReadConstraints...`}). */
+  /**
+   * A Jackson message without its references to Java code ({@code `StreamReadConstraints...`}) and with
+   * its embedded locations ({@code [Source: ...; line: 1, column: 12]}) cut to {@code line 1, column 12}.
+   */
   private static String plain(String message) {
-    return String.valueOf(message).replaceAll(",? ?(?:from )?`[^`]*`", "").replaceAll("\\(\\s*\\)", "").trim();
+    return String.valueOf(message)
+        .replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
+        .replaceAll(",? ?(?:from )?`[^`]*`", "").replaceAll("\\(\\s*\\)", "").trim();
   }
 
   private static ApiError malformed(String message) {

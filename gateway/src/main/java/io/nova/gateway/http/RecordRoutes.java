@@ -6,7 +6,6 @@ import io.nova.gateway.dataplane.DataPlane;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.ReadRequest;
-import io.nova.proto.v1.ReadResponse;
 import java.util.Set;
 
 /**
@@ -50,10 +49,7 @@ final class RecordRoutes implements HttpRoutes {
     String stream = ctx.pathParam("stream");
     BodyEncoding encoding = BodyEncoding.of(ctx);
     if (ReadParams.wantsEvents(ctx)) {
-      ReadParams params = ReadParams.session(ctx, basin, stream);
-      // The first read runs here, so a bad start or an unknown stream is an HTTP status, not an event.
-      ReadResponse first = data.read(params.request());
-      sessions.start(ctx, params, first, encoding);
+      sessions.open(ctx, ReadParams.session(ctx, basin, stream), encoding);
       return;
     }
     ReadRequest request = ReadParams.oneShot(ctx, basin, stream).request();

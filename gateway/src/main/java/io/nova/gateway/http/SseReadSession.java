@@ -15,6 +15,7 @@ import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.errors.Errors;
 import io.nova.statemachine.limits.Limits;
+import java.io.IOException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,12 +31,15 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code record}, with {@code id: <seq_num>}: one record as JSON (as in a read's {@code records});
  *   <li>{@code heartbeat}: {@code {"tail": ...}} after an idle heartbeat interval;
  *   <li>{@code end}: {@code {"tail": ...}} when the count or bytes limit is spent or {@code until} reached;
- *   <li>{@code error}: {@code {"code", "message", ...}} as an HTTP error body, then the stream closes.
+ *   <li>{@code error}: {@code {"code", "message", ...}} as an HTTP error body, with
+ *       {@code retry: }{@value #RECONNECT_MS} (an EventSource reconnects that many ms later), then the
+ *       stream closes.
  * </ul>
  *
  * <p>Leader changes are followed by the group client (the same path as a one-shot read); while the
  * stream's group has no leader the session retries, sending heartbeat comments, for at most
- * {@value #UNAVAILABLE_BUDGET_MS} ms before it ends with an {@code error} event. A relative start is
+ * {@value #UNAVAILABLE_BUDGET_MS} ms before it ends with an {@code error} event. The first read is no
+ * exception: a session opened during an election starts without its answer and makes it in this loop. A relative start is
  * pinned to a seq_num by the first answer, so no record is skipped or repeated. Runs on one thread
  * until the client disconnects (noticed at the next write), a limit ends it, or the node stops
  * (interrupt). Not thread-safe: one thread per session.
@@ -46,6 +50,8 @@ final class SseReadSession implements Runnable {
   static final long UNAVAILABLE_BUDGET_MS = 30_000;
   /** The pause between retries while unavailable, and after a read that returned at once, in ms. */
   static final long PAUSE_MS = 100;
+  /** The reconnection delay an {@code error} event asks of an EventSource ({@code retry:}), in ms. */
+  static final long RECONNECT_MS = 1_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(SseReadSession.class);
 
@@ -57,7 +63,10 @@ final class SseReadSession implements Runnable {
   private final BodyEncoding encoding;
   private final Clock clock;
   private final Runnable onEnd;
-  /** The answer to the session's first read, made (and validated) before the event stream started. */
+  /**
+   * The answer to the session's first read, made (and validated) before the event stream started; null
+   * when the stream's group could not serve it then, and the loop makes it.
+   */
   private final ReadResponse first;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
@@ -99,7 +108,7 @@ final class SseReadSession implements Runnable {
   private void serve() throws InterruptedException {
     // An idle start announces the tail at once, so a client sees the stream is live.
     lastSentMs = clock.millis() - heartbeatMs;
-    if (!handle(first, clock.millis() - heartbeatMs)) {
+    if (first != null && !handle(first, clock.millis() - heartbeatMs)) {
       return;
     }
     long unavailableSinceMs = -1;
@@ -182,7 +191,7 @@ final class SseReadSession implements Runnable {
       throw new GatewayException(Errors.internal("SSE read: unexpected state-machine answer "
           + result.getKindCase()));
     }
-    // The session's first read went through DataPlane (which counted it); these are its follow-ups.
+    // A first read that went through DataPlane was counted there; these are the ones it did not make.
     metrics.readDelivered(result.getRead().getRecordsList());
     return result.getRead();
   }
@@ -201,6 +210,12 @@ final class SseReadSession implements Runnable {
     body.put("code", error.code());
     body.put("message", error.getMessage());
     body.putAll(error.fields());
+    try {
+      // Javalin's SseClient writes no retry field; it joins the event's lines that sendEvent writes next.
+      client.ctx().res().getOutputStream().print("retry: " + RECONNECT_MS + "\n");
+    } catch (IOException e) {
+      return; // The client went away.
+    }
     client.sendEvent("error", Json.line(body));
   }
 }

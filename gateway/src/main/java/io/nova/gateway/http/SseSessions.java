@@ -3,7 +3,11 @@ package io.nova.gateway.http;
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
 import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.dataplane.DataPlane;
+import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.validation.RequestChecks;
+import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.statemachine.errors.Errors;
 import java.io.IOException;
@@ -22,6 +26,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread (a blocking loop of long-polled reads, see {@link SseReadSession}) so the HTTP server's pool is
  * never held by a tailing client. A session beyond the bound is refused with 429 before anything is
  * streamed. {@link #close()} ends every session. Thread-safe.
+ *
+ * <p>Opening a session answers with an HTTP error only for what is known for sure before the event stream
+ * starts: a bad request (400), a stream that does not exist (404), a start past the tail (400), too many
+ * sessions (429). A stream group that cannot serve reads for now (a leader election) does not refuse the
+ * session: an EventSource treats any non-200 answer as final and would never reconnect. The session then
+ * opens and makes its first read through the same retry path as every later one (see
+ * {@link SseReadSession}).
  */
 final class SseSessions implements AutoCloseable {
 
@@ -29,17 +40,25 @@ final class SseSessions implements AutoCloseable {
   /** SSE sessions served at once per node. */
   static final int SESSIONS_MAX = 256;
   static final long SHUTDOWN_GRACE_MS = 2_000;
+  /**
+   * How long opening a session waits for the meta group (electing a leader) to say whether the stream
+   * exists, in ms. Past it the session opens anyway; a stream that turns out not to exist then ends it
+   * with an {@code error} event ({@code not_found}).
+   */
+  static final long RESOLVE_BUDGET_MS = 10_000;
 
+  private final DataPlane data;
   private final StreamRouter router;
   private final DataPlaneMetrics metrics;
   private final Clock clock;
   private final Semaphore permits = new Semaphore(SESSIONS_MAX);
   private final ExecutorService threads;
 
-  /** @param metrics where the sessions and the records they deliver are counted (as gRPC read sessions) */
-  SseSessions(StreamRouter router, DataPlaneMetrics metrics, Clock clock, String nodeId) {
-    this.router = router;
-    this.metrics = metrics;
+  /** @param data whose router serves the reads and whose metrics count sessions (as gRPC read sessions) */
+  SseSessions(DataPlane data, Clock clock, String nodeId) {
+    this.data = data;
+    this.router = data.router();
+    this.metrics = data.metrics();
     this.clock = clock;
     AtomicInteger n = new AtomicInteger();
     // The semaphore bounds the sessions; the pool only names and reuses their threads.
@@ -51,13 +70,68 @@ final class SseSessions implements AutoCloseable {
   }
 
   /**
-   * Turns {@code ctx} into an event stream and starts serving {@code params} on it, beginning with the
-   * answer {@code first} to its first read. Call only after that read succeeded (so the request is valid
-   * and the stream exists): from here on, errors travel as {@code error} events.
+   * Checks {@code params}, establishes that the stream exists, tries the first read, then turns
+   * {@code ctx} into an event stream serving the session. Blocks the calling thread for that read, and
+   * while the meta group cannot answer for up to {@value #RESOLVE_BUDGET_MS} ms. From the moment the
+   * event stream starts, errors travel as {@code error} events.
    *
    * @throws ApiError 429 {@code resource_exhausted} when {@value #SESSIONS_MAX} sessions are open
+   * @throws GatewayException INVALID_ARGUMENT for a bad name or start (past the tail); NOT_FOUND when
+   *     the basin or stream does not exist
    */
-  void start(Context ctx, ReadParams params, ReadResponse first, BodyEncoding encoding) {
+  void open(Context ctx, ReadParams params, BodyEncoding encoding) {
+    ReadRequest request = params.request();
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    RequestChecks.read(request);
+    ReadResponse first = null;
+    if (awaitPlacement(request.getBasin(), request.getStream())) {
+      try {
+        // Made here, so a start past the tail is a 400, not an event.
+        first = data.read(request);
+      } catch (GatewayException e) {
+        if (!e.detail().hasUnavailable()) {
+          throw e;
+        }
+        // The stream's group is electing a leader: the session's retry loop makes the first read.
+      }
+    }
+    start(ctx, params, first, encoding);
+  }
+
+  /**
+   * Resolves the stream's placement, retrying while the meta group is unavailable; false when it
+   * stayed unavailable for {@value #RESOLVE_BUDGET_MS} ms.
+   *
+   * @throws GatewayException NOT_FOUND (or any error but UNAVAILABLE) from the meta group
+   */
+  private boolean awaitPlacement(String basin, String stream) {
+    long deadlineMs = clock.millis() + RESOLVE_BUDGET_MS;
+    while (true) {
+      try {
+        router.directory().resolve(basin, stream);
+        return true;
+      } catch (GatewayException e) {
+        if (!e.detail().hasUnavailable()) {
+          throw e;
+        }
+      }
+      if (clock.millis() >= deadlineMs) {
+        return false;
+      }
+      try {
+        Thread.sleep(SseReadSession.PAUSE_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new GatewayException(Errors.unavailable(false, "the node is stopping; retry on another node"));
+      }
+    }
+  }
+
+  /**
+   * Turns {@code ctx} into an event stream and starts serving {@code params} on it, beginning with the
+   * answer {@code first} to its first read, or (when null) with that read still to make.
+   */
+  private void start(Context ctx, ReadParams params, ReadResponse first, BodyEncoding encoding) {
     if (!permits.tryAcquire()) {
       throw ErrorMapper.fromDetail(Errors.resourceExhausted("sse_sessions <= " + SESSIONS_MAX,
           "this node already serves " + SESSIONS_MAX + " SSE sessions; retry later or use another node"));

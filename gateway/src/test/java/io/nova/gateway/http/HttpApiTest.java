@@ -451,7 +451,15 @@ class HttpApiTest {
     assertJavaFree(longNumber, "a 2001-digit number");
     HttpCalls.Answer deep = http.post("/v1/basins", "[".repeat(5000) + "]".repeat(5000));
     assertThat(deep.status()).isEqualTo(400);
+    assertThat(deep.json().get("code").asText()).as("the shape is wrong before the depth limit").isEqualTo("invalid_argument");
     assertJavaFree(deep, "deep nesting");
+    HttpCalls.Answer deepObjects = http.post("/v1/basins", "{\"a\":".repeat(1500) + "1" + "}".repeat(1500));
+    assertThat(deepObjects.json().get("code").asText()).as(deepObjects.toString()).isEqualTo("malformed_json");
+    assertThat(deepObjects.json().get("message").asText()).contains("1000");
+    assertJavaFree(deepObjects, "nesting past the depth limit");
+    HttpCalls.Answer unclosed = http.post(s + "/records", "{\"records\":[{\"body\":\"a\"}");
+    assertThat(unclosed.json().get("message").asText()).as(unclosed.toString())
+        .contains("start marker at line 1, column 12").contains("at line 1, column 25").doesNotContain("Source");
   }
 
   @Test

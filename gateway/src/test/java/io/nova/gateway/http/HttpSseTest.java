@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves the SSE read session over real HTTP against a real 3-node cluster: it shows records another
  * client appends as they commit, heartbeats while idle, ends at its count and frees its thread when the
  * client disconnects; it follows the stream across a
- * stop and restart of the shard leader with no gap and no repeat; and a reconnect with Last-Event-ID
- * resumes right after the last event received.
+ * stop and restart of the shard leader with no gap and no repeat, and one opened while the shard elects
+ * a leader starts (200) and delivers every record; a reconnect with Last-Event-ID resumes right after
+ * the last event received; and an error event carries the EventSource reconnection delay.
  */
 class HttpSseTest {
 
@@ -111,6 +112,44 @@ class HttpSseTest {
   }
 
   @Test
+  void aSessionOpenedWhileTheShardElectsALeaderStartsAt200AndDeliversEveryRecordInOrder() throws Exception {
+    int before = 5;
+    int total = 40;
+    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1);
+        NovaClient client = NovaClient.builder().endpoints(cluster.endpoints())
+            .retryBudget(Duration.ofSeconds(30)).build()) {
+      cluster.awaitReady(Duration.ofSeconds(60));
+      String leader = cluster.awaitLeader("shard-0", Duration.ofSeconds(20));
+      String readerNode = cluster.nodeIds().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+      HttpCalls reader = new HttpCalls(cluster.httpUrl(readerNode));
+      createStream(reader, "election");
+      StreamAddress address = new StreamAddress("sse", "election");
+      for (int i = 0; i < before; i++) {
+        appendExactlyOnce(client, address, i);
+      }
+      cluster.stop(leader);
+      // Opened at once, while the shard (and maybe the meta group) has no leader: as an EventSource
+      // resuming during a failover would. A non-200 here would end a browser's EventSource for good.
+      try (SseStream sse = SseStream.open(reader.client(),
+          reader.base() + "/v1/basins/sse/streams/election/records?seq_num=0&heartbeat_ms=300")) {
+        assertThat(sse.status()).isEqualTo(200);
+        assertThat(sse.contentType()).startsWith("text/event-stream");
+        CompletableFuture<List<SseStream.Event>> received = CompletableFuture.supplyAsync(() -> collect(sse, total));
+        cluster.awaitLeader("shard-0", Duration.ofSeconds(30));
+        for (int i = before; i < total; i++) {
+          appendExactlyOnce(client, address, i);
+        }
+        List<SseStream.Event> events = received.get(120, TimeUnit.SECONDS);
+        assertThat(events).hasSize(total);
+        for (int i = 0; i < total; i++) {
+          assertThat(events.get(i).id()).as("event " + i).isEqualTo(Integer.toString(i));
+          assertThat(json(events.get(i)).get("body").asText()).isEqualTo("f" + i);
+        }
+      }
+    }
+  }
+
+  @Test
   void aReconnectWithLastEventIdResumesRightAfterIt() throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, 3, 1)) {
       cluster.awaitReady(Duration.ofSeconds(60));
@@ -143,6 +182,15 @@ class HttpSseTest {
       HttpCalls.Answer bad = http.get(records, "Accept", "text/event-stream", "Last-Event-ID", "x");
       assertThat(bad.status()).isEqualTo(400);
       assertThat(bad.json().get("field").asText()).isEqualTo("Last-Event-ID");
+      // A session that cannot go on ends with an error event that tells an EventSource when to reconnect.
+      try (SseStream live = SseStream.open(http.client(), http.base() + records + "?tail_offset=0&heartbeat_ms=200")) {
+        live.nextOf("heartbeat", EVENT_TIMEOUT);
+        assertThat(http.delete("/v1/basins/sse/streams/resume").status()).isEqualTo(204);
+        SseStream.Event error = live.nextOf("error", EVENT_TIMEOUT);
+        assertThat(json(error).get("code").asText()).isEqualTo("not_found");
+        assertThat(error.retry()).isEqualTo(Long.toString(SseReadSession.RECONNECT_MS));
+        assertThat(live.next(EVENT_TIMEOUT)).contains(SseStream.CLOSED);
+      }
     }
   }
 

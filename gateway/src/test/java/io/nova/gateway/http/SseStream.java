@@ -15,16 +15,16 @@ import java.util.stream.Stream;
 
 /**
  * A test client of one SSE response over a real socket: a reader thread parses the event stream
- * ({@code id:}, {@code event:}, {@code data:} lines, a blank line ends an event, {@code :} comments are
+ * ({@code id:}, {@code event:}, {@code data:}, {@code retry:} lines, a blank line ends an event, {@code :} comments are
  * skipped) into a queue that {@link #next} polls with a timeout. {@link #close()} disconnects.
  */
 final class SseStream implements AutoCloseable {
 
-  /** One event; {@code id} is null when the event carried none. */
-  record Event(String id, String event, String data) {}
+  /** One event; {@code id} and {@code retry} (the reconnection delay it set, ms) are null when absent. */
+  record Event(String id, String event, String data, String retry) {}
 
   /** The end of the response (the server closed it). */
-  static final Event CLOSED = new Event(null, "<closed>", "");
+  static final Event CLOSED = new Event(null, "<closed>", "", null);
 
   private final int status;
   private final String contentType;
@@ -68,21 +68,25 @@ final class SseStream implements AutoCloseable {
   private void readAll() {
     String id = null;
     String event = null;
+    String retry = null;
     StringBuilder data = new StringBuilder();
     try {
       for (Iterator<String> it = lines.iterator(); it.hasNext(); ) {
         String line = it.next();
         if (line.isEmpty()) {
           if (event != null || data.length() > 0) {
-            events.add(new Event(id, event == null ? "message" : event, data.toString()));
+            events.add(new Event(id, event == null ? "message" : event, data.toString(), retry));
           }
           id = null;
           event = null;
+          retry = null;
           data.setLength(0);
         } else if (line.startsWith(":")) {
           continue;
         } else if (line.startsWith("id:")) {
           id = line.substring(3).trim();
+        } else if (line.startsWith("retry:")) {
+          retry = line.substring(6).trim();
         } else if (line.startsWith("event:")) {
           event = line.substring(6).trim();
         } else if (line.startsWith("data:")) {
