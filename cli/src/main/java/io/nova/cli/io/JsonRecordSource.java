@@ -106,10 +106,10 @@ public final class JsonRecordSource implements RecordSource {
       throw error(lineNumber, "give either \"" + textKey + "\" or \"" + base64Key + "\", not both");
     }
     if (text != null) {
-      return string(text, textKey, lineNumber).getBytes(StandardCharsets.UTF_8);
+      return string(text, "\"" + textKey + "\" must be a string", lineNumber).getBytes(StandardCharsets.UTF_8);
     }
     if (base64 != null) {
-      return decode(string(base64, base64Key, lineNumber), base64Key, lineNumber);
+      return decode(string(base64, "\"" + base64Key + "\" must be a string", lineNumber), base64Key, lineNumber);
     }
     return null;
   }
@@ -133,8 +133,9 @@ public final class JsonRecordSource implements RecordSource {
       if (!pair.isArray() || pair.size() != 2) {
         throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
       }
-      String name = string(pair.get(0), key, lineNumber);
-      String value = string(pair.get(1), key, lineNumber);
+      String pairRule = "\"" + key + "\" must be an array of [name, value] pairs of strings";
+      String name = string(pair.get(0), pairRule, lineNumber);
+      String value = string(pair.get(1), pairRule, lineNumber);
       headers.add(text != null
           ? new Header(name.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
           : new Header(decode(name, key, lineNumber), decode(value, key, lineNumber)));
@@ -142,9 +143,10 @@ public final class JsonRecordSource implements RecordSource {
     return headers;
   }
 
-  private static String string(JsonNode node, String key, long lineNumber) {
+  /** {@code node}'s text; {@code rule} is the error message when it is not a JSON string. */
+  private static String string(JsonNode node, String rule, long lineNumber) {
     if (!node.isTextual()) {
-      throw error(lineNumber, "\"" + key + "\" must hold strings");
+      throw error(lineNumber, rule);
     }
     return node.asText();
   }

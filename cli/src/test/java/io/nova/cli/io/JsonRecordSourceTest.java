@@ -48,6 +48,13 @@ class JsonRecordSourceTest {
     assertThat(r.record().headers()).containsExactly(new Header(new byte[] {0}, new byte[0]));
   }
 
+  @Test
+  void aNonStringBodyOrHeaderSaysWhatIsExpected() throws IOException {
+    assertThatThrownBy(source("{\"body\":1}\n")::next).hasMessage("line 1: \"body\" must be a string");
+    assertThatThrownBy(source("{\"body\":\"x\",\"headers\":[[\"k\",2]]}\n")::next)
+        .hasMessage("line 1: \"headers\" must be an array of [name, value] pairs of strings");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
       "not json",
