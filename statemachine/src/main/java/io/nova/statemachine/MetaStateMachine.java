@@ -13,6 +13,7 @@ import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.MetaValidation;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.MetaStore;
+import io.nova.statemachine.store.RocksStore;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -101,21 +102,8 @@ public final class MetaStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  protected void closeStore() {
-    MetaStore closing = store;
-    if (closing != null) {
-      closing.close();
-    }
-  }
-
-  @Override
-  protected AppliedIndex checkpointStore(Path target) {
-    return store.checkpoint(target);
-  }
-
-  @Override
-  protected AppliedIndex storeApplied() {
-    return store.appliedIndex();
+  protected RocksStore openedStore() {
+    return store;
   }
 
   @Override

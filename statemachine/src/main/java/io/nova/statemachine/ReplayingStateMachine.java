@@ -3,6 +3,7 @@ package io.nova.statemachine;
 import io.nova.statemachine.logging.LogContext;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
+import io.nova.statemachine.store.RocksStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -91,17 +92,24 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
    */
   protected abstract AppliedIndex openStore();
 
+  /** The store {@link #openStore()} opened last (possibly closed since); null before the first open. */
+  protected abstract RocksStore openedStore();
+
   /**
    * Closes the store (idempotent). After a snapshot install the store is reopened by {@link #openStore()};
    * queries arriving in between fail as if the replica were stopping.
    */
-  protected abstract void closeStore();
+  protected final void closeStore() {
+    RocksStore closing = openedStore();
+    if (closing != null) {
+      closing.close();
+    }
+  }
 
-  /** Writes a checkpoint of the open store into {@code target}; see {@code RocksStore#checkpoint}. */
-  protected abstract AppliedIndex checkpointStore(Path target);
-
-  /** The applied index of the open store. */
-  protected abstract AppliedIndex storeApplied();
+  /** Writes a checkpoint of the open store into {@code target}; see {@link RocksStore#checkpoint}. */
+  private AppliedIndex checkpointStore(Path target) {
+    return openedStore().checkpoint(target);
+  }
 
   /** Opens the store, first replacing it by the newest snapshot if it holds less; guarded by snapshotLock. */
   private void openStoreFromNewestData() {
@@ -131,7 +139,7 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
           return -1;
         }
         try {
-          return snapshots.take(this::checkpointStore, storeApplied());
+          return snapshots.take(this::checkpointStore, openedStore().appliedIndex());
         } catch (UncheckedIOException e) {
           // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
           LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);

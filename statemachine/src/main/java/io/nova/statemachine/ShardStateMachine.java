@@ -17,6 +17,7 @@ import io.nova.statemachine.limits.Limits;
 import io.nova.statemachine.logging.LogContext;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.ShardStore;
+import io.nova.statemachine.store.RocksStore;
 import io.nova.statemachine.stream.Admission;
 import io.nova.statemachine.stream.ShardApply;
 import io.nova.statemachine.stream.ShardCommands;
@@ -141,21 +142,8 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   }
 
   @Override
-  protected void closeStore() {
-    ShardStore closing = store;
-    if (closing != null) {
-      closing.close();
-    }
-  }
-
-  @Override
-  protected AppliedIndex checkpointStore(Path target) {
-    return store.checkpoint(target);
-  }
-
-  @Override
-  protected AppliedIndex storeApplied() {
-    return store.appliedIndex();
+  protected RocksStore openedStore() {
+    return store;
   }
 
   @Override

@@ -33,7 +33,7 @@ import org.rocksdb.WriteOptions;
  * its native handles on close, and a read racing it (a query answered while its node stops) would crash
  * the whole JVM instead of failing. A use after close throws {@link StoreClosedException}.
  */
-abstract class RocksStore implements AutoCloseable {
+public abstract class RocksStore implements AutoCloseable {
   /** The key of the applied (term, index): a single byte below every other prefix. */
   private static final byte[] APPLIED_KEY = {0x00};
 
