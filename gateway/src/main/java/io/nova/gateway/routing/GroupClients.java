@@ -156,19 +156,20 @@ public final class GroupClients implements AutoCloseable {
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
     long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
-    return queryAsync(layout.shard(shard), query, waitMs, ShardQueryResult.parser());
+    return queryAsync(layout.shard(shard), query, waitMs + READ_REPLY_MARGIN_MS, ShardQueryResult.parser());
   }
 
   /**
    * A linearizable query of {@code spec}'s group that fails as unavailable when no reply comes within
-   * its park time ({@code waitMs}) plus {@link #READ_REPLY_MARGIN_MS}. A peer without a copy of the
-   * group is skipped (see {@link PeerMovingClient}); reads have no side effects, so that is always safe.
+   * {@code replyWithinMs}. A peer without a copy of the group is skipped (see {@link PeerMovingClient});
+   * reads have no side effects, so that is always safe.
    */
-  private <T> CompletableFuture<T> queryAsync(GroupSpec spec, MessageLite query, long waitMs, Parser<T> parser) {
+  private <T> CompletableFuture<T> queryAsync(GroupSpec spec, MessageLite query, long replyWithinMs,
+      Parser<T> parser) {
     // The reply arrives on a Ratis client thread: it logs as the caller's node.
     Map<String, String> logContext = LogContext.capture();
     PeerMovingClient clients = readClients.get(indexOf(spec));
-    return sendQuery(clients, message(query), waitMs + READ_REPLY_MARGIN_MS, spec.group().getPeers().size())
+    return sendQuery(clients, message(query), replyWithinMs, spec.group().getPeers().size())
         .handle((reply, failure) -> {
           try (LogContext.Scope ignored = LogContext.enter(logContext)) {
             return complete(spec, reply, failure, parser, false);
@@ -217,11 +218,14 @@ public final class GroupClients implements AutoCloseable {
   }
 
   /**
-   * A linearizable query of the meta group; blocks until it answers or {@link #READ_REPLY_MARGIN_MS}
-   * passes, then throws {@link GatewayException} (unavailable).
+   * A linearizable query of the meta group; blocks until it answers or {@link #READ_REQUEST_TIMEOUT}
+   * passes, then throws {@link GatewayException} (unavailable). Meta queries never park, but every call
+   * resolves its stream through one, so they get the whole request timeout to ride out a meta election
+   * (a 4 s bound failed appends in a loaded CI run while meta elected a leader).
    */
   public MetaQueryResult queryMeta(MetaQuery query) {
-    return join(queryAsync(layout.meta(), query, 0, MetaQueryResult.parser()));
+    return join(queryAsync(layout.meta(), query, READ_REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS),
+        MetaQueryResult.parser()));
   }
 
   private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
@@ -233,28 +237,34 @@ public final class GroupClients implements AutoCloseable {
           .build());
     }
     PeerMovingClient clients = writeClients.get(indexOf(spec));
-    RaftClient client = clients.current();
     WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
-    try {
-      Message message = message(command);
-      return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
-          () -> client.io().send(message)), parser);
-    } catch (IOException e) {
-      if (PeerMovingClient.isGroupMismatch(e)) {
-        // Not resent here: a new client has a new client id, so Ratis' retry cache could not recognise
-        // a copy of an earlier attempt. The caller hears a definite failure when no attempt may have
-        // been appended, and its retry starts at the next peer.
-        clients.moveOffPeer(client);
+    Message message = message(command);
+    for (int movesLeft = spec.group().getPeers().size() - 1; ; movesLeft--) {
+      RaftClient client = clients.current();
+      try {
+        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
+            () -> client.io().send(message)), parser);
+      } catch (IOException e) {
+        boolean groupMismatch = PeerMovingClient.isGroupMismatch(e);
+        if (groupMismatch) {
+          clients.moveOffPeer(client);
+        }
+        // The peer hosts no copy of the group, so it appended nothing; the write is sent again from the
+        // next peer only when no earlier attempt may have been appended either: the new client has a new
+        // client id, so Ratis' retry cache could not recognise a copy of an earlier attempt.
+        if (groupMismatch && movesLeft > 0 && !attempts.mayHaveAppended() && !deadline.admissionClosed()) {
+          continue;
+        }
+        GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
+        if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
+            && WriteRetryPolicy.endedUnanswered(e)) {
+          // No answer: a stalled leader may still hold the request and admit it until the deadline it
+          // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
+          // land after its next write.
+          deadline.awaitCallerDeadline();
+        }
+        throw failure;
       }
-      GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
-      if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
-          && WriteRetryPolicy.endedUnanswered(e)) {
-        // No answer: a stalled leader may still hold the request and admit it until the deadline it
-        // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
-        // land after its next write.
-        deadline.awaitCallerDeadline();
-      }
-      throw failure;
     }
   }
 
