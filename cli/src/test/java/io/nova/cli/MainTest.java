@@ -65,6 +65,7 @@ class MainTest {
       "ls 'nova://a b'                            | bad basin",
       "cluster                                    | missing a subcommand",
       "server                                     | --config",
+      "bench --streams 2 --producers 1            | --producers (1) must be at least --streams (2)",
       "read nova://b/s --seq-num -1               | --seq-num must be at least 0",
       "read nova://b/s --tail-offset -1           | --tail-offset must be at least 0",
   })
