@@ -140,4 +140,12 @@ class MainTest {
       http.stop(0);
     }
   }
+
+  @Test
+  void serverHelpListsOnlyOptionsThatApplyToIt() {
+    Result r = run("", "server", "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("--config").doesNotContain("--endpoints", "--timeout");
+    assertThat(run("", "read", "--help").out()).contains("--endpoints", "--timeout");
+  }
 }
