@@ -113,11 +113,26 @@ public final class Main implements Runnable {
   public static int run(InputStream in, OutputStream out, PrintStream err, String... args) {
     Main main = new Main(in, out, err);
     CommandLine cmd = new CommandLine(main);
+    dropClientOptions(cmd.getSubcommands().get("server").getCommandSpec());
     cmd.setOut(new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(Main::handleParameterException);
     cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> main.handleFailure(e));
     return cmd.execute(args);
+  }
+
+  /**
+   * {@code --endpoints} and {@code --timeout} are inherited by every verb, but {@code server} runs a node
+   * rather than calling one: take them off it, so its help does not list them and passing them is an
+   * unknown-option error instead of being silently ignored.
+   */
+  private static void dropClientOptions(CommandSpec command) {
+    for (String name : new String[] {"--endpoints", "--timeout"}) {
+      CommandLine.Model.OptionSpec option = command.findOption(name);
+      if (option != null) {
+        command.remove(option);
+      }
+    }
   }
 
   @Override

@@ -172,4 +172,27 @@ class CliEndToEndTest {
     assertThat(status.get("groups").size()).isGreaterThanOrEqualTo(3);
     assertThat(nova("", "cluster", "status").outText()).contains("LEADER", "n1", "n2", "n3");
   }
+
+  @Test
+  void readBytesSmallerThanTheFirstRecordStillReturnsIt() {
+    String uri = newStream();
+    assertThat(nova("hello-world\nsecond\n", "append", uri).exitCode()).isZero();
+    Result once = nova("", "read", uri, "--bytes", "1");
+    assertThat(once.exitCode()).as(once.err()).isZero();
+    assertThat(once.outText()).isEqualTo("hello-world\n");
+    assertThat(nova("", "read", uri, "--bytes", "1", "-f").outText()).isEqualTo("hello-world\n");
+  }
+
+  @Test
+  void readPastTheTailNamesTheCliOptions() {
+    String uri = newStream();
+    assertThat(nova("a\n", "append", uri).exitCode()).isZero();
+    for (String follow : new String[] {"--count=1", "-f"}) {
+      Result past = nova("", "read", uri, "--seq-num", "5", follow);
+      assertThat(past.exitCode()).as(past.err()).isEqualTo(ExitCodes.USAGE);
+      assertThat(past.err()).contains("--seq-num", "--clamp").doesNotContain("set clamp", "start.seq_num");
+      assertThat(past.err().strip().lines()).hasSize(1);
+    }
+    assertThat(nova("", "read", uri, "--seq-num", "5", "--clamp").exitCode()).isZero();
+  }
 }

@@ -6,7 +6,10 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -62,6 +65,9 @@ class MainTest {
       "ls 'nova://a b'                            | bad basin",
       "cluster                                    | missing a subcommand",
       "server                                     | --config",
+      "bench --streams 2 --producers 1            | --producers (1) must be at least --streams (2)",
+      "read nova://b/s --seq-num -1               | --seq-num must be at least 0",
+      "read nova://b/s --tail-offset -1           | --tail-offset must be at least 0",
   })
   void usageAndAddressErrorsExit2(String args, String expected) {
     String[] argv = args.isEmpty() ? new String[] {NOWHERE}
@@ -97,5 +103,49 @@ class MainTest {
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.err()).startsWith("nova: ").contains("127.0.0.1:1");
     assertThat(r.err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void aRefusedConnectionDoesNotSayTheRequestMayHaveTakenEffect() {
+    Result r = run("", NOWHERE, "create-stream", "nova://b/s");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).contains("Connection refused").doesNotContain("may have taken effect");
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource({"tail -f", "read -f"})
+  @Timeout(60)
+  void followingWhenNoEndpointCanServeFailsAfterTheRetryBudget(String verb) {
+    String[] words = verb.split(" ");
+    Result r = run("", NOWHERE, words[0], "nova://b/s", words[1]);
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).startsWith("nova: ").contains("UNAVAILABLE", "127.0.0.1:1");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  @Timeout(20)
+  void followingAPeerThatIsNotGrpcFailsAtOnce() throws Exception {
+    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    http.createContext("/", exchange -> {
+      exchange.sendResponseHeaders(404, -1);
+      exchange.close();
+    });
+    http.start();
+    try {
+      Result r = run("", "--endpoints=127.0.0.1:" + http.getAddress().getPort(), "tail", "-f", "nova://b/s");
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.err()).startsWith("nova: ").contains("INTERNAL");
+    } finally {
+      http.stop(0);
+    }
+  }
+
+  @Test
+  void serverHelpListsOnlyOptionsThatApplyToIt() {
+    Result r = run("", "server", "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("--config").doesNotContain("--endpoints", "--timeout");
+    assertThat(run("", "read", "--help").out()).contains("--endpoints", "--timeout");
   }
 }

@@ -36,9 +36,12 @@ import java.util.concurrent.TimeUnit;
  * {@link #SILENT_HEARTBEATS_MAX} heartbeats, a lost connection or UNAVAILABLE makes the session reconnect
  * (next endpoint, jittered back-off) and resume at the seq_num after the last record delivered, so there
  * are no gaps and no repeats. A relative start (timestamp, tail offset) is pinned to an absolute seq_num by
- * the first answer. After the client's retry budget without any message the session fails with
- * {@code UnavailableException}; definite errors ({@code NotFoundException}, {@code InvalidArgumentException})
- * fail it at once. Only committed records are ever delivered.
+ * the first answer. Reconnects are bounded by the client's retry budget, counted from the last message
+ * of any call (or the session's start): once a reconnect could not begin within it, the session fails
+ * with the last error, typically {@code UnavailableException} — so a session whose endpoints all refuse
+ * or stay silent fails within about the budget instead of retrying forever. Definite errors
+ * ({@code NotFoundException}, {@code InvalidArgumentException}) fail it at once, and so does INTERNAL or
+ * UNKNOWN before a call's first message (a peer that does not speak gRPC, such as an HTTP port). Only committed records are ever delivered.
  *
  * <p><b>Bounds.</b> At most {@link #BUFFERED_RESPONSES_MAX} server messages are buffered (gRPC flow control
  * holds the rest). Not thread-safe: one consumer thread.
@@ -68,7 +71,15 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
     private long nextSeqNum = -1;
     private long countLeft;
     private long bytesLeft;
+    /** When the current call last showed life (a message, or its start): drives the heartbeat watchdog. */
     private long lastMessageNanos;
+    /**
+     * When the session last received any message, or its start before the first: the retry budget runs
+     * from here, across reconnects. Invariant: {@code lastAnswerNanos <= lastMessageNanos + heartbeat}.
+     */
+    private long lastAnswerNanos;
+    /** Whether the current call has received a message. */
+    private boolean callAnswered;
     private int reconnectAttempt;
     private StreamPosition lastTail;
     private boolean ended;
@@ -85,6 +96,7 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         this.countLeft = options.count().orElse(Long.MAX_VALUE);
         this.bytesLeft = options.bytes().orElse(Long.MAX_VALUE);
         this.endpoint = pool.pick();
+        this.lastAnswerNanos = System.nanoTime();
         connect();
     }
 
@@ -164,6 +176,8 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         }
         if (event[1] instanceof ReadSessionResponse response) {
             lastMessageNanos = System.nanoTime();
+            lastAnswerNanos = lastMessageNanos;
+            callAnswered = true;
             reconnectAttempt = 0;
             take(response);
             call.request(1);
@@ -201,14 +215,21 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         cancel();
         StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
         Status.Code code = sre.getStatus().getCode();
-        boolean retryable = ErrorMapper.sessionShouldReconnect(code);
-        if (!retryable || System.nanoTime() - lastMessageNanos > reconnectBudget.toNanos()) {
+        // A call that fails INTERNAL or UNKNOWN before any message met a peer that does not speak the
+        // protocol (an HTTP port) or a server that cannot serve the request: as a one-shot read, fail now.
+        boolean retryable = ErrorMapper.sessionShouldReconnect(code)
+                && (callAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN));
+        long delayNanos = backoff.delayNanos(Math.min(reconnectAttempt, 30));
+        // The budget runs from the last message of any call, so reconnects that never get an answer
+        // (every endpoint refuses, or is silent) end the session instead of retrying forever.
+        if (!retryable || System.nanoTime() + delayNanos - lastAnswerNanos > reconnectBudget.toNanos()) {
             ended = true;
             throw ErrorMapper.map(sre, CallInfo.of("ReadSession", address, CallKind.READ), false);
         }
+        reconnectAttempt++;
         endpoint = pool.failover(endpoint);
         try {
-            TimeUnit.NANOSECONDS.sleep(backoff.delayNanos(Math.min(reconnectAttempt++, 30)));
+            TimeUnit.NANOSECONDS.sleep(delayNanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reconnecting the read session of " + address, e);
@@ -223,6 +244,7 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
     private void connect() {
         generation++;
         int gen = generation;
+        callAnswered = false;
         lastMessageNanos = Math.max(lastMessageNanos, System.nanoTime() - heartbeat.toNanos());
         ReadRequest base = Protos.readRequest(address, options);
         ReadSessionRequest.Builder request = ReadSessionRequest.newBuilder()

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.grpc.Status;
 import io.nova.client.errors.DeadlineExceededException;
 import io.nova.client.errors.NotFoundException;
+import io.nova.client.errors.NovaInternalException;
 import io.nova.client.errors.UnavailableException;
 import io.nova.proto.v1.AppendResponse;
 import io.nova.proto.v1.CheckTailResponse;
@@ -20,6 +21,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Proves the attempt policy against real loopback servers: idempotent calls fail over and retry within
@@ -204,5 +206,41 @@ class NovaClientFailoverTest {
             assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(NotFoundException.class);
         }
         assertThat(a.calls("CheckTail") + b.calls("CheckTail")).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(30)
+    void readSessionWhoseEndpointsAllRefuseFailsWithinTheBudget() {
+        long startNanos = System.nanoTime();
+        try (NovaClient client = NovaClient.builder()
+                .endpoints(List.of(ScriptedServer.deadEndpoint(), ScriptedServer.deadEndpoint()))
+                .retryBudget(Duration.ofSeconds(1)).random(new SplittableRandom(1)).build();
+                ReadSession session = client.readSession(ADDR, ReadOptions.defaults())) {
+            assertThatThrownBy(session::hasNext)
+                    .isInstanceOfSatisfying(UnavailableException.class,
+                            e -> assertThat(e.mayHaveTakenEffect()).isFalse());
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    @Timeout(30)
+    void readSessionAgainstAPeerThatIsNotGrpcFailsAtOnce() throws Exception {
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        http.start();
+        long startNanos = System.nanoTime();
+        try (NovaClient client = NovaClient.builder().endpoints("127.0.0.1:" + http.getAddress().getPort())
+                .retryBudget(Duration.ofSeconds(30)).build();
+                ReadSession session = client.readSession(ADDR, ReadOptions.defaults())) {
+            assertThatThrownBy(session::hasNext).isInstanceOf(NovaInternalException.class);
+        } finally {
+            http.stop(0);
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isLessThan(Duration.ofSeconds(10));
     }
 }

@@ -44,7 +44,7 @@ public final class BenchCommand extends ClientCommand {
   int streams;
 
   @Option(names = "--producers", defaultValue = "1",
-      description = "Producers, spread over the streams round robin (default: ${DEFAULT-VALUE}).")
+      description = "Producers, spread over the streams round robin; at least --streams (default: ${DEFAULT-VALUE}).")
   int producers;
 
   @Option(names = "--record-bytes", defaultValue = "1024", description = "Body size (default: ${DEFAULT-VALUE}).")
@@ -84,6 +84,11 @@ public final class BenchCommand extends ClientCommand {
   protected int run(NovaClient client) throws Exception {
     if (streams < 1 || streams > PRODUCERS_MAX || producers < 1 || producers > PRODUCERS_MAX) {
       throw new InputException("--streams and --producers must be between 1 and " + PRODUCERS_MAX);
+    }
+    if (producers < streams) {
+      // Producers are spread round robin, so a stream without one would be created but never written.
+      throw new InputException("--producers (" + producers + ") must be at least --streams (" + streams
+          + "): every stream needs a producer");
     }
     if (duration.isNegative() || duration.isZero() || duration.compareTo(DURATION_MAX) > 0) {
       throw new InputException("--duration must be positive and at most " + DURATION_MAX);

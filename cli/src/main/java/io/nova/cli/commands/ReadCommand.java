@@ -2,6 +2,7 @@ package io.nova.cli.commands;
 
 import io.nova.cli.Addresses;
 import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
 import io.nova.cli.io.Metering;
 import io.nova.cli.io.RecordFormat;
 import io.nova.cli.io.RecordSink;
@@ -11,6 +12,7 @@ import io.nova.client.ReadOptions;
 import io.nova.client.ReadSession;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
+import io.nova.client.errors.InvalidArgumentException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -76,6 +78,9 @@ public final class ReadCommand extends ClientCommand {
   protected int run(NovaClient client) throws IOException {
     checkPositive("--count", count);
     checkPositive("--bytes", bytes);
+    checkNotNegative("--seq-num", start.seqNum);
+    checkNotNegative("--timestamp", start.timestampMs);
+    checkNotNegative("--tail-offset", start.tailOffset);
     StreamAddress address = Addresses.stream(uri);
     OutputStream out = new BufferedOutputStream(main().out(), 64 * 1024);
     try {
@@ -84,6 +89,8 @@ public final class ReadCommand extends ClientCommand {
       } else {
         read(client, address, format.sink(out));
       }
+    } catch (InvalidArgumentException e) {
+      throw inOptionTerms(e);
     } finally {
       out.flush();
     }
@@ -96,8 +103,10 @@ public final class ReadCommand extends ClientCommand {
     Long next = null;
     while (countLeft > 0 && bytesLeft > 0) {
       ReadBatch batch = client.read(address, options(next, countLeft, bytesLeft));
+      // The server already applied count and bytes, returning at least one record even when it alone
+      // is larger than the bytes asked for; print what it returned, as read -f and HTTP do.
       for (SequencedRecord record : batch.records()) {
-        if (countLeft == 0 || (bytes != null && Metering.meteredBytes(record) > bytesLeft)) {
+        if (countLeft <= 0 || bytesLeft <= 0) {
           return;
         }
         sink.write(record);
@@ -174,9 +183,27 @@ public final class ReadCommand extends ClientCommand {
     return b.clamp(clamp && next == null).build();
   }
 
+  /**
+   * The server names its request fields ({@code start.seq_num}, {@code clamp}); say the same in terms of
+   * this command's options. Other invalid arguments pass through unchanged.
+   */
+  private static RuntimeException inOptionTerms(InvalidArgumentException e) {
+    if (!"start.seq_num".equals(e.field())) {
+      return e;
+    }
+    return new InputException("--seq-num is past the tail (must be " + e.limit() + "): start at or below "
+        + "the tail, or pass --clamp to start at the tail", e);
+  }
+
+  private static void checkNotNegative(String option, Long value) {
+    if (value != null && value < 0) {
+      throw new InputException(option + " must be at least 0, got " + value);
+    }
+  }
+
   private static void checkPositive(String option, Long value) {
     if (value != null && value < 1) {
-      throw new io.nova.cli.InputException(option + " must be at least 1, got " + value);
+      throw new InputException(option + " must be at least 1, got " + value);
     }
   }
 }
