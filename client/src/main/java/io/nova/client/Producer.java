@@ -120,6 +120,8 @@ public final class Producer implements AutoCloseable {
         Long match;
         boolean everSent;
         boolean resent;
+        /** Whether it was on the wire of a connection that was not provably refused: it may have landed. */
+        boolean mayHaveReachedServer;
     }
 
     Producer(NovaClient client, EndpointPool pool, StreamAddress address, ProducerOptions options,
@@ -506,8 +508,20 @@ public final class Producer implements AutoCloseable {
         StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
         Status.Code code = sre.getStatus().getCode();
         boolean retryable = ErrorMapper.sessionShouldReconnect(code);
+        if (!ErrorMapper.provablyNotSent(sre)) {
+            int i = 0;
+            for (Batch b : unacked) {
+                if (i++ == sent) {
+                    break;
+                }
+                b.mayHaveReachedServer = true;
+            }
+        }
+        // A refused connection proves its batches went nowhere; only an earlier connection can have
+        // delivered them.
+        boolean maySent = unacked.stream().anyMatch(b -> b.mayHaveReachedServer);
         NovaException mapped = ErrorMapper.map(sre,
-                new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), sent > 0);
+                new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), maySent);
         boolean budgetLeft = System.nanoTime() - lastProgressNanos < options.reconnectBudget().toNanos();
         if (closed || !retryable || !budgetLeft) {
             failure = mapped;

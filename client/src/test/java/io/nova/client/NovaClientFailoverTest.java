@@ -18,6 +18,8 @@ import io.nova.proto.v1.Unavailable;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -220,7 +222,23 @@ class NovaClientFailoverTest {
                     .isInstanceOfSatisfying(UnavailableException.class,
                             e -> assertThat(e.mayHaveTakenEffect()).isFalse());
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isLessThan(Duration.ofSeconds(5));
+        // The budget bounds the session (1 s plus one back-off); the margin is for a loaded machine.
+        assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isLessThan(Duration.ofSeconds(15));
+    }
+
+    @Test
+    @Timeout(30)
+    void anAppendThatNeverReachedAServerFailsAsDefinite() throws Exception {
+        try (NovaClient client = NovaClient.builder()
+                .endpoints(List.of(ScriptedServer.deadEndpoint(), ScriptedServer.deadEndpoint()))
+                .random(new SplittableRandom(1)).build();
+                Producer producer = client.openStream(ADDR,
+                        ProducerOptions.builder().reconnectBudget(Duration.ofSeconds(1)).build())) {
+            CompletableFuture<AppendAck> ack = producer.append(AppendRecord.ofUtf8("x"));
+            assertThatThrownBy(() -> ack.get(20, TimeUnit.SECONDS)).cause()
+                    .isInstanceOfSatisfying(UnavailableException.class,
+                            e -> assertThat(e.mayHaveTakenEffect()).as("every connection was refused").isFalse());
+        }
     }
 
     @Test
