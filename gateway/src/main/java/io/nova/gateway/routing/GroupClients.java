@@ -95,7 +95,11 @@ public final class GroupClients implements AutoCloseable {
           firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer)));
       readClients.add(new PeerMovingClient(spec, firstPeer -> {
         RaftProperties reads = RaftTuning.clientProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
+        if (!spec.isMeta()) {
+          // Shard reads may park (long polls). Meta queries never do, so they keep Ratis' short per-attempt
+          // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
+          RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
+        }
         return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer);
       }));
     }
@@ -219,9 +223,10 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of the meta group; blocks until it answers or {@link #READ_REQUEST_TIMEOUT}
-   * passes, then throws {@link GatewayException} (unavailable). Meta queries never park, but every call
-   * resolves its stream through one, so they get the whole request timeout to ride out a meta election
-   * (a 4 s bound failed appends in a loaded CI run while meta elected a leader).
+   * passes, then throws {@link GatewayException} (unavailable). Meta queries never park; each attempt has
+   * Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
+   * resolves its stream through one; a 4 s bound with 15 s attempts failed appends in CI when the meta
+   * leader was stopped).
    */
   public MetaQueryResult queryMeta(MetaQuery query) {
     return join(queryAsync(layout.meta(), query, READ_REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS),

@@ -81,4 +81,27 @@ class FailoverTest {
           .start().seqNum()).isEqualTo(expected.size());
     }
   }
+
+  /**
+   * Every call resolves its stream through the meta group, so a gateway must ride out a meta election
+   * inside one call: with the meta leader stopped (and the stream's shard leader too, on the same node),
+   * one-shot appends through the other nodes — single attempts, never retried by the client — land.
+   */
+  @Test
+  void stoppingTheMetaLeaderKeepsOneShotAppendsWorkingThroughTheOtherGateways() throws Exception {
+    try (ClusterFixture fx = new ClusterFixture(dir, 3, 1)) {
+      StreamAddress s = fx.newStream("meta-leader");
+      fx.client.append(s, Records.batch("before", 1));
+      String metaLeader = fx.cluster.awaitLeader(io.nova.cluster.layout.GroupSpec.META, Duration.ofSeconds(20));
+      fx.cluster.stop(metaLeader);
+      String others = fx.cluster.nodeIds().stream().filter(id -> !id.equals(metaLeader))
+          .map(fx.cluster::endpoint).collect(java.util.stream.Collectors.joining(","));
+      try (io.nova.client.NovaClient viaOthers = io.nova.client.NovaClient.builder().endpoints(others)
+          .requestTimeout(Duration.ofSeconds(20)).build()) {
+        for (int i = 0; i < 3; i++) {
+          assertThat(viaOthers.append(s, Records.batch("after-" + i, 1)).start().seqNum()).isEqualTo(1 + i);
+        }
+      }
+    }
+  }
 }
