@@ -9,6 +9,7 @@ import io.nova.client.AppendAck;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
+import io.nova.client.errors.NovaException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -146,7 +147,7 @@ public final class AppendCommand extends ClientCommand {
     }
   }
 
-  private record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
+  record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
   }
 
   /** What has been appended so far, printed as coalesced seq_num ranges. */
@@ -158,8 +159,10 @@ public final class AppendCommand extends ClientCommand {
     long rangeStart = -1;
     long rangeEnd = -1;
     AppendAck lastAck;
-    /** The input line of the first record that was not appended, or -1. */
+    /** The input line of the first record whose append failed, or -1. */
     long firstFailedLine = -1;
+    /** Whether that failure may have taken effect: its records (and later ones) may have landed. */
+    boolean failureMayHaveLanded;
 
     Summary(PrintStream err, boolean quiet) {
       this.err = err;
@@ -172,6 +175,7 @@ public final class AppendCommand extends ClientCommand {
         ack = p.ack().get();
       } catch (ExecutionException e) {
         firstFailedLine = p.lineNumber();
+        failureMayHaveLanded = e.getCause() instanceof NovaException n && n.mayHaveTakenEffect();
         throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
       }
       add(ack);
@@ -203,7 +207,11 @@ public final class AppendCommand extends ClientCommand {
     void print() {
       printRange();
       String notAppended = firstFailedLine < 0 ? ""
-          : "; line " + firstFailedLine + " and the lines after it were not appended";
+          : failureMayHaveLanded
+              // An unknown outcome: resuming from that line blindly could write those records twice.
+              ? "; line " + firstFailedLine + " and the lines after it may or may not have been appended"
+                  + " (check the stream's tail before resuming)"
+              : "; line " + firstFailedLine + " and the lines after it were not appended";
       if (lastAck == null) {
         err.println("appended 0 records" + notAppended);
         return;
