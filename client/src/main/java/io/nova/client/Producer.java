@@ -99,6 +99,8 @@ public final class Producer implements AutoCloseable {
     private StreamObserver<AppendSessionRequest> requests;
     private EndpointPool.Endpoint endpoint;
     private int generation;
+    /** Whether the current connection has delivered an answer (see {@link #broken}). */
+    private boolean connectionAnswered;
     private boolean reconnecting;
     private int reconnectAttempt;
     private long lastProgressNanos = System.nanoTime();
@@ -380,6 +382,7 @@ public final class Producer implements AutoCloseable {
 
     private void connect() {
         generation++;
+        connectionAnswered = false;
         int gen = generation;
         endpoint = endpoint == null ? pool.pick() : endpoint;
         requests = DataPlaneGrpc.newStub(endpoint.channel()).appendSession(new Responses(gen));
@@ -462,6 +465,7 @@ public final class Producer implements AutoCloseable {
             return;
         }
         sent--;
+        connectionAnswered = true;
         lastProgressNanos = System.nanoTime();
         reconnectAttempt = 0;
         if (response.hasAck()) {
@@ -507,7 +511,10 @@ public final class Producer implements AutoCloseable {
         generation++;
         StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
         Status.Code code = sre.getStatus().getCode();
-        boolean retryable = ErrorMapper.sessionShouldReconnect(code);
+        // INTERNAL or UNKNOWN before a connection's first answer: the peer does not speak the protocol (an
+        // HTTP port) or cannot serve the session; retrying it for the whole budget would only hide that.
+        boolean retryable = ErrorMapper.sessionShouldReconnect(code)
+                && (connectionAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN));
         if (!ErrorMapper.provablyNotSent(sre)) {
             int i = 0;
             for (Batch b : unacked) {

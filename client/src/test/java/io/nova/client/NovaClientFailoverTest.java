@@ -228,6 +228,26 @@ class NovaClientFailoverTest {
 
     @Test
     @Timeout(30)
+    void aProducerAgainstAPeerThatIsNotGrpcFailsAtOnce() throws Exception {
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        http.start();
+        try (NovaClient client = NovaClient.builder().endpoints("127.0.0.1:" + http.getAddress().getPort()).build();
+                Producer producer = client.openStream(ADDR, ProducerOptions.defaults())) {
+            // The default reconnect budget is 60 s: an answer within the test's timeout means no retrying.
+            CompletableFuture<AppendAck> ack = producer.append(AppendRecord.ofUtf8("x"));
+            assertThatThrownBy(() -> ack.get(20, TimeUnit.SECONDS)).cause().isInstanceOf(NovaInternalException.class);
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    @Test
+    @Timeout(30)
     void anAppendThatNeverReachedAServerFailsAsDefinite() throws Exception {
         try (NovaClient client = NovaClient.builder()
                 .endpoints(List.of(ScriptedServer.deadEndpoint(), ScriptedServer.deadEndpoint()))
