@@ -101,7 +101,7 @@ public final class DevCluster implements AutoCloseable {
     if (stopping) {
       return ExitCodes.OK;
     }
-    err.println("nova: every node has exited");
+    err.println("nova: every node this command started has exited (nodes restarted by hand keep running)");
     return ExitCodes.FAILURE;
   }
 
