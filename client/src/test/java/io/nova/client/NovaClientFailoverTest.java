@@ -229,13 +229,7 @@ class NovaClientFailoverTest {
     @Test
     @Timeout(30)
     void aProducerAgainstAPeerThatIsNotGrpcFailsAtOnce() throws Exception {
-        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        http.createContext("/", exchange -> {
-            exchange.sendResponseHeaders(404, -1);
-            exchange.close();
-        });
-        http.start();
+        com.sun.net.httpserver.HttpServer http = notGrpcPeer();
         try (NovaClient client = NovaClient.builder().endpoints("127.0.0.1:" + http.getAddress().getPort()).build();
                 Producer producer = client.openStream(ADDR, ProducerOptions.defaults())) {
             // The default reconnect budget is 60 s: an answer within the test's timeout means no retrying.
@@ -264,13 +258,7 @@ class NovaClientFailoverTest {
     @Test
     @Timeout(30)
     void readSessionAgainstAPeerThatIsNotGrpcFailsAtOnce() throws Exception {
-        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        http.createContext("/", exchange -> {
-            exchange.sendResponseHeaders(404, -1);
-            exchange.close();
-        });
-        http.start();
+        com.sun.net.httpserver.HttpServer http = notGrpcPeer();
         long startNanos = System.nanoTime();
         try (NovaClient client = NovaClient.builder().endpoints("127.0.0.1:" + http.getAddress().getPort())
                 .retryBudget(Duration.ofSeconds(30)).build();
@@ -280,5 +268,17 @@ class NovaClientFailoverTest {
             http.stop(0);
         }
         assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    /** A started HTTP/1.1 server on a free loopback port: a peer that does not speak gRPC (stop it). */
+    private static com.sun.net.httpserver.HttpServer notGrpcPeer() throws java.io.IOException {
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        http.start();
+        return http;
     }
 }
