@@ -1,5 +1,6 @@
 package io.nova.client;
 
+import io.nova.protocol.limits.Metering;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -40,14 +41,10 @@ public record AppendRecord(Long timestampMs, List<Header> headers, byte[] body) 
 
     /**
      * The record's metered size in bytes, as the cluster counts it against its limits:
-     * 8 + 2 per header + the header names and values + the body.
+     * 8 + 2 per header + the header names and values + the body ({@code io.nova.protocol.limits.Metering}).
      */
     public long meteredBytes() {
-        long bytes = 8L + 2L * headers.size() + body.length;
-        for (Header h : headers) {
-            bytes += h.name().length + h.value().length;
-        }
-        return bytes;
+        return Metering.meteredBytes(headers.size(), Header.nameAndValueBytes(headers), body.length);
     }
 
     /** A copy of the body. */

@@ -1,6 +1,7 @@
 package io.nova.client;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -30,6 +31,15 @@ public record Header(byte[] name, byte[] value) {
     @Override
     public byte[] value() {
         return value.clone();
+    }
+
+    /** The lengths of every name and value in {@code headers}, summed, without copying them. */
+    static long nameAndValueBytes(List<Header> headers) {
+        long bytes = 0;
+        for (Header h : headers) {
+            bytes += h.name.length + h.value.length;
+        }
+        return bytes;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.nova.client;
 
+import io.nova.protocol.limits.Limits;
 import java.util.Objects;
 
 /**
@@ -12,7 +13,7 @@ import java.util.Objects;
 public record ListOptions(String prefix, String startAfter, int limit) {
 
     /** The largest page the server returns. */
-    public static final int LIMIT_MAX = 1000;
+    public static final int LIMIT_MAX = Limits.LIST_LIMIT_MAX;
 
     private static final ListOptions ALL = new ListOptions("", "", 0);
 

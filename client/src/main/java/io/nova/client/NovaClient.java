@@ -1,5 +1,6 @@
 package io.nova.client;
 
+import io.nova.protocol.limits.Limits;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NovaException;
 import io.nova.client.internal.Backoff;
@@ -22,7 +23,6 @@ import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -66,9 +66,9 @@ import java.util.random.RandomGenerator;
 public final class NovaClient implements AutoCloseable {
 
     /** The most records one batch may hold. */
-    public static final int BATCH_RECORDS_MAX = 1000;
+    public static final int BATCH_RECORDS_MAX = Limits.BATCH_RECORDS_MAX;
     /** The longest fencing token, in UTF-8 bytes. */
-    public static final int FENCING_TOKEN_BYTES_MAX = 36;
+    public static final int FENCING_TOKEN_BYTES_MAX = Limits.FENCING_TOKEN_BYTES_MAX;
 
     private final EndpointPool pool;
     private final CallRunner runner;
@@ -420,12 +420,10 @@ public final class NovaClient implements AutoCloseable {
 
     static void checkFencingToken(String token) {
         Objects.requireNonNull(token, "fencingToken");
-        int bytes = token.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > FENCING_TOKEN_BYTES_MAX) {
-            throw new InvalidArgumentException("fencing_token", "<= " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
-                    "the fencing token must be at most " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes, got "
-                            + bytes, null);
-        }
+        Limits.fencingTokenError(token).ifPresent(error -> {
+            throw new InvalidArgumentException(error.getInvalidArgument().getField(),
+                    error.getInvalidArgument().getLimit(), error.getMessage(), null);
+        });
     }
 
     /**

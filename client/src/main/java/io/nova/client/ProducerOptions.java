@@ -1,5 +1,6 @@
 package io.nova.client;
 
+import io.nova.protocol.limits.Limits;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,15 +21,15 @@ public final class ProducerOptions {
     /** The longest {@link Builder#linger} accepted. */
     public static final Duration LINGER_MAX = Duration.ofSeconds(1);
     /** The largest batch in records (the cluster's limit). */
-    public static final int BATCH_RECORDS_MAX = 1000;
+    public static final int BATCH_RECORDS_MAX = Limits.BATCH_RECORDS_MAX;
     /** The largest batch in metered bytes (the cluster's limit, 1 MiB). */
-    public static final long BATCH_BYTES_MAX = 1L << 20;
+    public static final long BATCH_BYTES_MAX = Limits.BATCH_METERED_BYTES_MAX;
     /** The default {@link Builder#inFlightBytesMax} (4 MiB: a few full batches; more only adds queueing latency). */
     public static final long IN_FLIGHT_BYTES_DEFAULT = 4L << 20;
     /** The default {@link Builder#batchesInFlightMax}. */
     public static final int BATCHES_IN_FLIGHT_DEFAULT = 2;
     /** The largest {@link Builder#batchesInFlightMax} (the gateway's per-session window). */
-    public static final int BATCHES_IN_FLIGHT_MAX = 1000;
+    public static final int BATCHES_IN_FLIGHT_MAX = Limits.SESSION_BATCHES_IN_FLIGHT_MAX;
     /** The default {@link Builder#reconnectBudget}. */
     public static final Duration RECONNECT_BUDGET_DEFAULT = Duration.ofSeconds(60);
 

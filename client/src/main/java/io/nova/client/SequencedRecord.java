@@ -1,5 +1,6 @@
 package io.nova.client;
 
+import io.nova.protocol.limits.Metering;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -58,10 +59,6 @@ public record SequencedRecord(long seqNum, long timestampMs, List<Header> header
 
     /** The record's metered size in bytes (see {@link AppendRecord#meteredBytes()}). */
     public long meteredBytes() {
-        long bytes = 8L + 2L * headers.size() + body.length;
-        for (Header h : headers) {
-            bytes += h.name().length + h.value().length;
-        }
-        return bytes;
+        return Metering.meteredBytes(headers.size(), Header.nameAndValueBytes(headers), body.length);
     }
 }

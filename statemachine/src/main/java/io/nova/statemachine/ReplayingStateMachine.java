@@ -1,6 +1,6 @@
 package io.nova.statemachine;
 
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.logging.LogContext;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;

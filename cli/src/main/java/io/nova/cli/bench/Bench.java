@@ -1,5 +1,7 @@
 package io.nova.cli.bench;
 
+import io.nova.protocol.limits.Metering;
+import io.nova.protocol.limits.Limits;
 import io.nova.client.AppendAck;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
@@ -40,7 +42,7 @@ public final class Bench {
   /** Bytes of the body header: send time (8), producer (4), index (8). */
   public static final int BODY_HEADER_BYTES = 20;
   /** The largest body whose record fits the 1 MiB metered record limit (8 bytes of overhead). */
-  public static final int RECORD_BYTES_MAX = (1 << 20) - 8;
+  public static final int RECORD_BYTES_MAX = Limits.RECORD_METERED_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES;
   /** How long the tailing readers may take to catch up after the producers finish. */
   static final Duration DRAIN_MAX = Duration.ofSeconds(30);
 

@@ -3,7 +3,6 @@ package io.nova.cli.commands;
 import io.nova.cli.Addresses;
 import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
-import io.nova.cli.io.Metering;
 import io.nova.cli.io.RecordFormat;
 import io.nova.cli.io.RecordSink;
 import io.nova.client.NovaClient;
@@ -111,7 +110,7 @@ public final class ReadCommand extends ClientCommand {
         }
         sink.write(record);
         countLeft--;
-        bytesLeft -= Metering.meteredBytes(record);
+        bytesLeft -= record.meteredBytes();
         next = record.seqNum() + 1;
       }
       if (batch.records().isEmpty() || next >= batch.tail().seqNum()) {

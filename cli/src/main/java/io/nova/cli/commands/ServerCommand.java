@@ -2,9 +2,9 @@ package io.nova.cli.commands;
 
 import io.nova.cli.ExitCodes;
 import io.nova.cli.Main;
-import io.nova.cli.logging.ServerLogging;
+import io.nova.node.logging.ServerLogging;
 import io.nova.cluster.config.NodeConfig;
-import io.nova.gateway.NovaServer;
+import io.nova.node.NovaServer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,5 +1,6 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Limits;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +19,9 @@ public final class Batcher {
   private final long bytesMax;
   private InputRecord pending;
 
-  /** Batches with Nova's limits: {@value Metering#BATCH_RECORDS_MAX} records and 1 MiB. */
+  /** Batches with Nova's limits: {@value Limits#BATCH_RECORDS_MAX} records and 1 MiB. */
   public Batcher(RecordSource source) {
-    this(source, Metering.BATCH_RECORDS_MAX, Metering.BATCH_BYTES_MAX);
+    this(source, Limits.BATCH_RECORDS_MAX, Limits.BATCH_METERED_BYTES_MAX);
   }
 
   public Batcher(RecordSource source, int recordsMax, long bytesMax) {

@@ -1,5 +1,6 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Limits;
 import io.nova.client.AppendRecord;
 
 /**
@@ -7,7 +8,7 @@ import io.nova.client.AppendRecord;
  *
  * @param lineNumber   the 1-based input line it came from, for error messages
  * @param record       what will be appended
- * @param meteredBytes {@link Metering#meteredBytes(AppendRecord)} of {@code record}, at most
- *                     {@link Metering#RECORD_BYTES_MAX}
+ * @param meteredBytes {@link AppendRecord#meteredBytes()} of {@code record}, at most
+ *                     {@link Limits#RECORD_METERED_BYTES_MAX}
  */
 public record InputRecord(long lineNumber, AppendRecord record, long meteredBytes) {}

@@ -1,5 +1,6 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Limits;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -54,10 +55,10 @@ public final class JsonRecordSource implements RecordSource {
       }
       long lineNumber = lines.lineNumber();
       AppendRecord record = parse(line, lineNumber);
-      long metered = Metering.meteredBytes(record);
-      if (metered > Metering.RECORD_BYTES_MAX) {
+      long metered = record.meteredBytes();
+      if (metered > Limits.RECORD_METERED_BYTES_MAX) {
         throw error(lineNumber, "record of " + metered + " metered bytes exceeds the limit of "
-            + Metering.RECORD_BYTES_MAX + " (1 MiB)");
+            + Limits.RECORD_METERED_BYTES_MAX + " (1 MiB)");
       }
       return new InputRecord(lineNumber, record, metered);
     }

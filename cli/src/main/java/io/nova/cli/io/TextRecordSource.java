@@ -1,5 +1,7 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Metering;
+import io.nova.protocol.limits.Limits;
 import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import java.io.IOException;
@@ -12,9 +14,9 @@ import java.io.InputStream;
  */
 public final class TextRecordSource implements RecordSource {
 
-  /** The longest body whose metered size fits {@link Metering#RECORD_BYTES_MAX}. */
+  /** The longest body whose metered size fits {@link Limits#RECORD_METERED_BYTES_MAX}. */
   static final int BODY_BYTES_MAX =
-      (int) (Metering.RECORD_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES);
+      (int) (Limits.RECORD_METERED_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES);
 
   private final LineReader lines;
 
@@ -30,10 +32,10 @@ public final class TextRecordSource implements RecordSource {
       return null;
     }
     AppendRecord record = AppendRecord.of(body);
-    long metered = Metering.meteredBytes(record);
-    if (metered > Metering.RECORD_BYTES_MAX) {
+    long metered = record.meteredBytes();
+    if (metered > Limits.RECORD_METERED_BYTES_MAX) {
       throw new InputException("line " + lines.lineNumber() + ": record of " + metered
-          + " metered bytes exceeds the limit of " + Metering.RECORD_BYTES_MAX + " (1 MiB)");
+          + " metered bytes exceeds the limit of " + Limits.RECORD_METERED_BYTES_MAX + " (1 MiB)");
     }
     return new InputRecord(lines.lineNumber(), record, metered);
   }

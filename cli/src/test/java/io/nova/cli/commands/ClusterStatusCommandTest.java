@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.Main;
 import io.nova.cluster.node.NovaVersion;
-import io.nova.gateway.testing.LocalCluster;
+import io.nova.node.testing.LocalCluster;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

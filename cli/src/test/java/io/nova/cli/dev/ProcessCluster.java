@@ -6,7 +6,7 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.NovaException;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.PeerAddress;
-import io.nova.gateway.testing.FreePorts;
+import io.nova.node.testing.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

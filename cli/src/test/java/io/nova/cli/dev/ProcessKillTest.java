@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
-import io.nova.gateway.testing.AppendHistory;
-import io.nova.gateway.testing.StreamReader;
+import io.nova.node.testing.AppendHistory;
+import io.nova.node.testing.StreamReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

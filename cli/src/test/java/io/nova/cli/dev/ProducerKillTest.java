@@ -9,7 +9,7 @@ import io.nova.client.Producer;
 import io.nova.client.ProducerOptions;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
-import io.nova.gateway.testing.StreamReader;
+import io.nova.node.testing.StreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

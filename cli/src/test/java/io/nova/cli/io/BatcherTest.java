@@ -1,5 +1,7 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Metering;
+import io.nova.protocol.limits.Limits;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nova.client.AppendRecord;
@@ -16,7 +18,7 @@ class BatcherTest {
     List<InputRecord> list = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       AppendRecord r = AppendRecord.of(new byte[bodyBytes]);
-      list.add(new InputRecord(i + 1, r, Metering.meteredBytes(r)));
+      list.add(new InputRecord(i + 1, r, r.meteredBytes()));
     }
     Iterator<InputRecord> it = list.iterator();
     return () -> it.hasNext() ? it.next() : null;
@@ -48,14 +50,14 @@ class BatcherTest {
   @Test
   void fillsABatchExactlyToTheByteLimit() throws IOException {
     // Two records of 512 KiB metered each make exactly 1 MiB.
-    int body = (int) (Metering.BATCH_BYTES_MAX / 2 - Metering.RECORD_OVERHEAD_BYTES);
+    int body = (int) (Limits.BATCH_METERED_BYTES_MAX / 2 - Metering.RECORD_OVERHEAD_BYTES);
     List<List<InputRecord>> batches = drain(new Batcher(records(5, body)));
     assertThat(batches).extracting(List::size).containsExactly(2, 2, 1);
   }
 
   @Test
   void aRecordOfTheFullLimitTravelsAlone() throws IOException {
-    int body = (int) (Metering.RECORD_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES);
+    int body = (int) (Limits.RECORD_METERED_BYTES_MAX - Metering.RECORD_OVERHEAD_BYTES);
     List<List<InputRecord>> batches = drain(new Batcher(records(3, body)));
     assertThat(batches).extracting(List::size).containsExactly(1, 1, 1);
   }

@@ -1,5 +1,6 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Limits;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -78,7 +79,7 @@ class JsonRecordSourceTest {
 
   @Test
   void rejectsARecordOverOneMebibyte() {
-    String body = "x".repeat((int) Metering.RECORD_BYTES_MAX);
+    String body = "x".repeat((int) Limits.RECORD_METERED_BYTES_MAX);
     assertThatThrownBy(() -> source("{\"body\":\"" + body + "\"}").next())
         .isInstanceOf(InputException.class).hasMessageContaining("line 1:").hasMessageContaining("1 MiB");
   }

@@ -1,5 +1,6 @@
 package io.nova.cli.io;
 
+import io.nova.protocol.limits.Limits;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -68,7 +69,7 @@ class TextRecordSourceTest {
   void acceptsARecordOfExactlyOneMebibyte() throws IOException {
     byte[] input = line(TextRecordSource.BODY_BYTES_MAX);
     InputRecord record = new TextRecordSource(new ByteArrayInputStream(input)).next();
-    assertThat(record.meteredBytes()).isEqualTo(Metering.RECORD_BYTES_MAX);
+    assertThat(record.meteredBytes()).isEqualTo(Limits.RECORD_METERED_BYTES_MAX);
   }
 
   @Test

@@ -11,8 +11,8 @@ import org.apache.ratis.server.RaftServer;
 
 /**
  * One node's metrics: its own Dropwizard {@link MetricRegistry} (never the JVM-wide shared one, so
- * several nodes in one JVM, as in the tests, keep separate counts), the data plane's instruments, the
- * per-group gauges, the Prometheus and JSON exposition, and a JMX reporter publishing every metric as
+ * several nodes in one JVM, as in the tests, keep separate counts), the per-group gauges (the gateway
+ * registers the data plane's instruments in the same registry), the Prometheus and JSON exposition, and a JMX reporter publishing every metric as
  * an MBean in the domain {@code nova.<node-id>} of the platform MBean server while the node runs.
  *
  * <p>The metric catalogue, with the Prometheus names, is docs/metrics.md. Thread-safe.
@@ -23,7 +23,6 @@ public final class NodeMetrics implements AutoCloseable {
   public static final String JMX_DOMAIN_PREFIX = "nova.";
 
   private final MetricRegistry registry;
-  private final DataPlaneMetrics dataPlane;
   private final MetricsExposition exposition;
   private final String jmxDomain;
   private final JmxReporter jmx;
@@ -31,7 +30,6 @@ public final class NodeMetrics implements AutoCloseable {
   private NodeMetrics(String nodeId, List<GroupSpec> groups,
       Function<GroupSpec, Optional<RaftServer.Division>> divisions) {
     registry = new MetricRegistry();
-    dataPlane = new DataPlaneMetrics(registry);
     GroupMetrics.register(registry, groups, divisions);
     exposition = new MetricsExposition(registry, groups.stream().map(GroupSpec::name).toList());
     jmxDomain = JMX_DOMAIN_PREFIX + nodeId;
@@ -59,11 +57,6 @@ public final class NodeMetrics implements AutoCloseable {
   /** The node's registry (for reporters and tests); register nothing under {@code nova.}. */
   public MetricRegistry registry() {
     return registry;
-  }
-
-  /** The data plane's instruments, for the gateway to count with. */
-  public DataPlaneMetrics dataPlane() {
-    return dataPlane;
   }
 
   /** The Prometheus text and JSON renderings of this registry (what {@code /metrics} serves). */

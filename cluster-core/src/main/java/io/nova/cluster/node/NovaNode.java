@@ -7,7 +7,7 @@ import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.nova.cluster.raft;
 
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.logging.LogContext;
 import java.util.Optional;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;

@@ -19,14 +19,19 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * The Ratis settings Nova runs with, in one place, each with the reason it differs from Ratis' default
- * (see ../shared/lessons.md for the traps these avoid).
+ * (each comment names the Ratis trap the setting avoids).
  */
 public final class RaftTuning {
 
-  /** The largest log entry: a 1 MiB batch plus headers and protobuf framing. */
+  /**
+   * The largest log entry: the state machines' own bound on a serialized command
+   * ({@code Limits.COMMAND_SERIALIZED_BYTES_MAX}, 1.5 MiB) plus Ratis' framing (DerivedLimitsTest).
+   */
   public static final SizeInBytes ENTRY_BYTES_MAX = SizeInBytes.valueOf("2MB");
   /** Direct memory each group's log writer allocates; must exceed {@link #ENTRY_BYTES_MAX} + 8. */
   public static final SizeInBytes LOG_WRITE_BUFFER_BYTES = SizeInBytes.valueOf("3MB");
+  /** The largest gRPC message between nodes and from the gateway's group clients. */
+  public static final String GRPC_MESSAGE_BYTES_MAX = "8MB";
   /** How long a client-side write waits for a leader to appear before answering UNAVAILABLE. */
   public static final TimeDuration LEADER_WAIT_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
   public static final int LEADER_WAIT_ATTEMPTS_MAX = 80;
@@ -77,7 +82,7 @@ public final class RaftTuning {
     SizeInBytes segment = segmentBytes(config.snapshotEveryEntries());
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, segment);
     RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(Math.min(segment.getSize(), 1 << 20)));
-    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(GRPC_MESSAGE_BYTES_MAX));
     // Store checkpoints every N applied entries; the log is purged behind them, keeping the newest N
     // entries; followers further behind (or wiped) are sent the snapshot (ADR 0011).
     SnapshotSettings.apply(p, config.snapshotEveryEntries());
@@ -101,7 +106,7 @@ public final class RaftTuning {
   public static RaftProperties clientProperties() {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("8MB"));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(GRPC_MESSAGE_BYTES_MAX));
     return p;
   }
 

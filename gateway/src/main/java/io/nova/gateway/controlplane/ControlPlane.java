@@ -4,7 +4,7 @@ import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import io.nova.proto.internal.CreateBasinCommand;
 import io.nova.proto.internal.CreateStreamMetaCommand;
 import io.nova.proto.internal.DeleteBasinCommand;
@@ -33,7 +33,7 @@ import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
 import io.nova.proto.v1.StreamInfo;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 
 /**
  * The control plane, independent of any transport: basins and streams live in the meta group; a

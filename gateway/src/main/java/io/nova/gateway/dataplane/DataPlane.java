@@ -1,6 +1,6 @@
 package io.nova.gateway.dataplane;
 
-import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
@@ -23,8 +23,8 @@ import io.nova.proto.v1.GetFencingTokenResponse;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadStart;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Limits;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.limits.Limits;
 import java.time.Clock;
 
 /**

@@ -27,6 +27,6 @@ public final class GatewayException extends RuntimeException {
     Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
         ? failure.getCause() : failure;
     return cause instanceof GatewayException ge ? ge.detail()
-        : io.nova.statemachine.errors.Errors.internal(where + " failed inside the gateway: " + cause);
+        : io.nova.protocol.errors.Errors.internal(where + " failed inside the gateway: " + cause);
   }
 }

@@ -1,7 +1,7 @@
 package io.nova.gateway.errors;
 
 import io.grpc.stub.StreamObserver;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

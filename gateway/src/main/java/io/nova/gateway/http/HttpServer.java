@@ -130,7 +130,7 @@ public final class HttpServer implements AutoCloseable {
         return;
       }
       LOG.error("{} {} failed with a bug", ctx.method(), ctx.path(), e);
-      ErrorMapper.write(ctx, ErrorMapper.fromDetail(io.nova.statemachine.errors.Errors.internal(
+      ErrorMapper.write(ctx, ErrorMapper.fromDetail(io.nova.protocol.errors.Errors.internal(
           ctx.method() + " " + ctx.path() + " failed inside the gateway: " + e)));
     });
   }

@@ -1,5 +1,6 @@
 package io.nova.gateway.http;
 
+import io.nova.protocol.limits.Limits;
 import io.javalin.http.Context;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendRecord;
@@ -70,7 +71,7 @@ final class RequestBodies {
     /** The batch as the data plane takes it, bodies and headers decoded with {@code encoding}. */
     AppendInput toInput(BodyEncoding encoding) {
       if (records == null) {
-        throw ApiError.invalidArgument("records", "1..1000 records",
+        throw ApiError.invalidArgument("records", "1.." + Limits.BATCH_RECORDS_MAX + " records",
             "records is missing; send {\"records\": [{\"body\": \"...\"}]}");
       }
       AppendInput.Builder input = AppendInput.newBuilder();

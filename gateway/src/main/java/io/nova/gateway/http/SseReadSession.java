@@ -1,7 +1,8 @@
 package io.nova.gateway.http;
 
+import io.nova.protocol.limits.Metering;
 import io.javalin.http.sse.SseClient;
-import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.session.ReadQueries;
@@ -13,8 +14,7 @@ import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Limits;
+import io.nova.protocol.errors.Errors;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -151,7 +151,7 @@ final class SseReadSession implements Runnable {
       for (SequencedRecord r : read.getRecordsList()) {
         client.sendEvent("record", Json.line(JsonViews.record(r, encoding)), Long.toString(r.getSeqNum()));
         countLeft--;
-        bytesLeft -= Limits.meteredBytes(r.getHeadersList(), r.getBody());
+        bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
       }
       nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
       lastSentMs = clock.millis();

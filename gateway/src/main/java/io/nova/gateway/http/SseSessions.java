@@ -2,14 +2,14 @@ package io.nova.gateway.http;
 
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
-import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;

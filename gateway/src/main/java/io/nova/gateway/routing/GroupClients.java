@@ -18,8 +18,8 @@ import io.nova.proto.internal.ShardQueryResult;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.errors.CommandRejectedException;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Clock;
@@ -59,10 +59,10 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * How long a read may wait for its reply: longer than the longest long-poll a shard parks
-   * ({@link io.nova.statemachine.limits.Limits#READ_PARK_MS_MAX}), so a parked read is never mistaken for a dead leader.
+   * ({@link io.nova.protocol.limits.Limits#READ_PARK_MS_MAX}), so a parked read is never mistaken for a dead leader.
    */
   static final TimeDuration READ_REQUEST_TIMEOUT = TimeDuration.valueOf(
-      io.nova.statemachine.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
+      io.nova.protocol.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
 
   /**
    * How much longer than a shard read's own park time ({@code wait_ms}) its reply may take before the

@@ -1,7 +1,7 @@
 package io.nova.gateway.routing;
 
 import io.nova.cluster.layout.GroupSpec;
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.logging.LogContext;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;

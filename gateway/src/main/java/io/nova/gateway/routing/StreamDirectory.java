@@ -5,7 +5,7 @@ import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.StreamInfo;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,8 +1,9 @@
 package io.nova.gateway.session;
 
+import io.nova.protocol.limits.Limits;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
@@ -19,8 +20,8 @@ import io.nova.proto.v1.BatchRejected;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.OpenAppendSession;
 import io.nova.proto.v1.StreamInfo;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.logging.LogContext;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class AppendSessionCall implements StreamObserver<AppendSessionRequest> {
 
   /** Batches a session may have submitted but not yet answered. */
-  public static final int IN_FLIGHT_BATCHES_MAX = 1000;
+  public static final int IN_FLIGHT_BATCHES_MAX = Limits.SESSION_BATCHES_IN_FLIGHT_MAX;
   /** Serialized batch bytes a session may have submitted but not yet answered (16 MiB). */
   public static final long IN_FLIGHT_BYTES_MAX = 16L << 20;
 

@@ -1,7 +1,8 @@
 package io.nova.gateway.session;
 
+import io.nova.protocol.limits.Metering;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.nova.cluster.metrics.DataPlaneMetrics;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
@@ -18,9 +19,9 @@ import io.nova.proto.v1.ReadSessionRequest;
 import io.nova.proto.v1.ReadSessionResponse;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamInfo;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Limits;
-import io.nova.statemachine.logging.LogContext;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.limits.Limits;
+import io.nova.protocol.logging.LogContext;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -147,7 +148,7 @@ public final class ReadSessionCall {
     if (read.getRecordsCount() > 0) {
       for (SequencedRecord r : read.getRecordsList()) {
         countLeft--;
-        bytesLeft -= Limits.meteredBytes(r.getHeadersList(), r.getBody());
+        bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
       }
       nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
       out.onNext(ReadSessionResponse.newBuilder().setBatch(read).build());

@@ -4,9 +4,9 @@ import io.nova.gateway.errors.GatewayException;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadRequest;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Limits;
-import io.nova.statemachine.limits.Names;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.limits.Limits;
+import io.nova.protocol.names.Names;
 import java.util.Optional;
 
 /**
@@ -19,25 +19,25 @@ public final class RequestChecks {
   /** The longest a read may wait for a record, in seconds. */
   public static final int READ_WAIT_SECS_MAX = 60;
   /** The largest page a list call returns. */
-  public static final int LIST_LIMIT_MAX = 1000;
+  public static final int LIST_LIMIT_MAX = Limits.LIST_LIMIT_MAX;
 
   private RequestChecks() {}
 
   public static void basinName(String basin) {
-    throwIfPresent(Names.checkBasinName(basin));
+    throwIfPresent(Names.basinNameError(basin));
   }
 
   public static void streamName(String basin, String stream) {
     basinName(basin);
-    throwIfPresent(Names.checkStreamName(stream));
+    throwIfPresent(Names.streamNameError(stream));
   }
 
   public static void fencingToken(String token) {
-    throwIfPresent(Limits.checkFencingToken(token));
+    throwIfPresent(Limits.fencingTokenError(token));
   }
 
   public static void appendInput(AppendInput input) {
-    throwIfPresent(Limits.checkAppendInput(input));
+    throwIfPresent(Limits.appendInputError(input));
   }
 
   /** Positions are unsigned on the wire; values of 2^63 and above are refused as absurd. */

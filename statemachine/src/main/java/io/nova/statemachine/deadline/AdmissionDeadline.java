@@ -1,7 +1,7 @@
 package io.nova.statemachine.deadline;
 
 import io.nova.proto.v1.ErrorDetail;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;

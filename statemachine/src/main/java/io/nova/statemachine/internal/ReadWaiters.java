@@ -32,7 +32,7 @@ public final class ReadWaiters {
   /** The most reads parked at once in one shard. */
   public static final int WAITERS_MAX = 10_000;
   /** The longest a read may park, in ms; callers renew longer waits. */
-  public static final int WAIT_MS_MAX = io.nova.statemachine.limits.Limits.READ_PARK_MS_MAX;
+  public static final int WAIT_MS_MAX = io.nova.protocol.limits.Limits.READ_PARK_MS_MAX;
 
   /** One timer thread for every shard of the JVM: it only hands expired waiters to the executor. */
   private static final ScheduledExecutorService TIMER = newTimer();

@@ -1,5 +1,6 @@
 package io.nova.statemachine.meta;
 
+import io.nova.protocol.limits.Limits;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
@@ -12,7 +13,7 @@ import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
 import io.nova.proto.v1.StreamInfo;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import io.nova.statemachine.internal.Invariants;
 import java.util.Collection;
 import java.util.List;
@@ -31,7 +32,7 @@ import java.util.TreeMap;
  */
 public final class MetaState {
   /** Default and maximum page size of a list query. */
-  public static final int LIST_LIMIT_MAX = 1000;
+  public static final int LIST_LIMIT_MAX = Limits.LIST_LIMIT_MAX;
 
   private final NavigableMap<String, BasinInfo> basins = new TreeMap<>();
   /** basin → stream name → info; every basin has an entry, possibly empty. */

@@ -2,8 +2,8 @@ package io.nova.statemachine.meta;
 
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.v1.ErrorDetail;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Names;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.names.Names;
 import java.util.Optional;
 
 /** Validates the names in a meta command; used before the log (startTransaction) and again at apply. */
@@ -14,15 +14,15 @@ public final class MetaValidation {
   public static Optional<ErrorDetail> check(MetaCommand command) {
     switch (command.getKindCase()) {
       case CREATE_BASIN:
-        return Names.checkBasinName(command.getCreateBasin().getBasin());
+        return Names.basinNameError(command.getCreateBasin().getBasin());
       case DELETE_BASIN:
-        return Names.checkBasinName(command.getDeleteBasin().getBasin());
+        return Names.basinNameError(command.getDeleteBasin().getBasin());
       case CREATE_STREAM:
-        return Names.checkBasinName(command.getCreateStream().getBasin())
-            .or(() -> Names.checkStreamName(command.getCreateStream().getStream()));
+        return Names.basinNameError(command.getCreateStream().getBasin())
+            .or(() -> Names.streamNameError(command.getCreateStream().getStream()));
       case DELETE_STREAM:
-        return Names.checkBasinName(command.getDeleteStream().getBasin())
-            .or(() -> Names.checkStreamName(command.getDeleteStream().getStream()));
+        return Names.basinNameError(command.getDeleteStream().getBasin())
+            .or(() -> Names.streamNameError(command.getDeleteStream().getStream()));
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
             + " delete_stream", "the meta command has no kind: set one of create_basin, delete_basin,"

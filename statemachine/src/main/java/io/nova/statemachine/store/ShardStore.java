@@ -1,9 +1,9 @@
 package io.nova.statemachine.store;
 
+import io.nova.protocol.limits.Metering;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.internal.Invariants;
-import io.nova.statemachine.limits.Limits;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -106,7 +106,7 @@ public final class ShardStore extends RocksStore {
         SequencedRecord record = parse(it.value(), SequencedRecord.parser());
         Invariants.check(record.getSeqNum() == expectedSeqNum, "stream %s: expected seq_num %s, found %s",
             streamId, expectedSeqNum, record.getSeqNum());
-        long recordBytes = Limits.meteredBytes(record.getHeadersList(), record.getBody());
+        long recordBytes = Metering.meteredBytes(record.getHeadersList(), record.getBody());
         boolean overBytes = bytes + recordBytes > bytesMax && !(records.isEmpty() && bytesMax > 0);
         if (overBytes || (untilMs.isPresent() && record.getTimestamp() >= untilMs.getAsLong())) {
           break;

@@ -5,7 +5,7 @@ import io.nova.proto.internal.CreateStreamCommand;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.StreamPosition;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.util.Objects;
 import java.util.Optional;
 

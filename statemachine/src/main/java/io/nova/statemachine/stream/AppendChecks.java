@@ -3,7 +3,7 @@ package io.nova.statemachine.stream;
 import io.nova.proto.internal.AppendCommand;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.StreamPosition;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.util.Optional;
 
 /** The append preconditions, shared by admission (at the cursor) and apply (the safety net). */

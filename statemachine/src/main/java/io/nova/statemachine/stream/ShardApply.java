@@ -9,7 +9,7 @@ import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamPosition;
-import io.nova.statemachine.errors.Errors;
+import io.nova.protocol.errors.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

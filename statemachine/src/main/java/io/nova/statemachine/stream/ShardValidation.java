@@ -2,9 +2,9 @@ package io.nova.statemachine.stream;
 
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.v1.ErrorDetail;
-import io.nova.statemachine.errors.Errors;
-import io.nova.statemachine.limits.Limits;
-import io.nova.statemachine.limits.Names;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.limits.Limits;
+import io.nova.protocol.names.Names;
 import java.util.Optional;
 
 /**
@@ -22,15 +22,15 @@ public final class ShardValidation {
   public static Optional<ErrorDetail> check(ShardCommand command, int serializedBytes) {
     switch (command.getKindCase()) {
       case APPEND:
-        return Limits.checkRecords(command.getAppend().getRecordsList())
+        return Limits.recordsError(command.getAppend().getRecordsList())
             .or(() -> command.getAppend().hasFencingToken()
-                ? Limits.checkFencingToken(command.getAppend().getFencingToken()) : Optional.empty())
-            .or(() -> Limits.checkCommandBytes(serializedBytes));
+                ? Limits.fencingTokenError(command.getAppend().getFencingToken()) : Optional.empty())
+            .or(() -> Limits.commandBytesError(serializedBytes));
       case FENCE:
-        return Limits.checkFencingToken(command.getFence().getFencingToken());
+        return Limits.fencingTokenError(command.getFence().getFencingToken());
       case CREATE_STREAM:
-        return Names.checkBasinName(command.getCreateStream().getBasin())
-            .or(() -> Names.checkStreamName(command.getCreateStream().getStream()));
+        return Names.basinNameError(command.getCreateStream().getBasin())
+            .or(() -> Names.streamNameError(command.getCreateStream().getStream()));
       case DELETE_STREAM:
         return Optional.empty();
       default:

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.StreamPosition;
+import io.nova.protocol.errors.Errors;
 import java.io.IOException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.junit.jupiter.api.Test;

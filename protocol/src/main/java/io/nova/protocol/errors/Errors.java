@@ -1,0 +1,116 @@
+package io.nova.protocol.errors;
+
+import io.nova.proto.v1.AlreadyExists;
+import io.nova.proto.v1.BasinNotEmpty;
+import io.nova.proto.v1.DeadlineExceeded;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.FencedOut;
+import io.nova.proto.v1.Internal;
+import io.nova.proto.v1.InvalidArgument;
+import io.nova.proto.v1.NotFound;
+import io.nova.proto.v1.ResourceExhausted;
+import io.nova.proto.v1.SequenceMismatch;
+import io.nova.proto.v1.StreamPosition;
+import io.nova.proto.v1.Unavailable;
+
+/**
+ * Builds {@link ErrorDetail} values so every module words the same error the same way: each message
+ * names what was wrong, the rule involved, and what the caller can do. Stateless and thread-safe.
+ */
+public final class Errors {
+  private Errors() {}
+
+  /** FAILED_PRECONDITION: match_seq_num missed; {@code tail} is the committed tail. */
+  public static ErrorDetail sequenceMismatch(StreamPosition tail) {
+    return ErrorDetail.newBuilder()
+        .setMessage("match_seq_num did not match the stream's tail; nothing was appended. The committed tail"
+            + " is seq_num " + tail.getSeqNum() + ": retry with match_seq_num=" + tail.getSeqNum())
+        .setSequenceMismatch(SequenceMismatch.newBuilder().setTail(tail))
+        .build();
+  }
+
+  /** FAILED_PRECONDITION: the presented token is not {@code installedToken} ("" when none is installed). */
+  public static ErrorDetail fencedOut(String installedToken) {
+    String installed = installedToken.isEmpty() ? "no token is installed" : "the installed token is \""
+        + installedToken + "\"";
+    return ErrorDetail.newBuilder()
+        .setMessage("the fencing token presented does not match the stream's (" + installed
+            + "); nothing was appended. Present the installed token, or Fence a new one to take over")
+        .setFencedOut(FencedOut.newBuilder().setInstalledToken(installedToken))
+        .build();
+  }
+
+  /** NOT_FOUND: {@code resource} ("basin" or "stream") named {@code name} does not exist. */
+  public static ErrorDetail notFound(String resource, String name) {
+    return ErrorDetail.newBuilder()
+        .setMessage(resource + " \"" + name + "\" does not exist (check the name, or create it)")
+        .setNotFound(NotFound.newBuilder().setResource(resource).setName(name))
+        .build();
+  }
+
+  /** ALREADY_EXISTS: {@code resource} named {@code name} exists already; nothing changed. */
+  public static ErrorDetail alreadyExists(String resource, String name) {
+    return ErrorDetail.newBuilder()
+        .setMessage(resource + " \"" + name + "\" already exists; nothing changed")
+        .setAlreadyExists(AlreadyExists.newBuilder().setResource(resource).setName(name))
+        .build();
+  }
+
+  /**
+   * INVALID_ARGUMENT: {@code field} broke {@code limit}.
+   *
+   * @param field the offending field's path, e.g. {@code records[3].body}
+   * @param limit the rule, e.g. {@code <= 1048576 metered bytes}
+   * @param message a sentence naming the field, the limit and what to do
+   */
+  public static ErrorDetail invalidArgument(String field, String limit, String message) {
+    return ErrorDetail.newBuilder()
+        .setMessage(message)
+        .setInvalidArgument(InvalidArgument.newBuilder().setField(field).setLimit(limit))
+        .build();
+  }
+
+  /** FAILED_PRECONDITION: {@code basin} still holds streams. */
+  public static ErrorDetail basinNotEmpty(String basin) {
+    return ErrorDetail.newBuilder()
+        .setMessage("basin \"" + basin + "\" still has streams; delete them before deleting the basin")
+        .setBasinNotEmpty(BasinNotEmpty.newBuilder().setBasin(basin))
+        .build();
+  }
+
+  /** UNAVAILABLE: retry later; {@code mayHaveTakenEffect} says whether a write's outcome is unknown. */
+  public static ErrorDetail unavailable(boolean mayHaveTakenEffect, String message) {
+    return ErrorDetail.newBuilder()
+        .setMessage(message)
+        .setUnavailable(Unavailable.newBuilder().setMayHaveTakenEffect(mayHaveTakenEffect))
+        .build();
+  }
+
+  /** RESOURCE_EXHAUSTED: the server-side bound {@code limit} was hit; retry later with back-off. */
+  public static ErrorDetail resourceExhausted(String limit, String message) {
+    return ErrorDetail.newBuilder()
+        .setMessage(message)
+        .setResourceExhausted(ResourceExhausted.newBuilder().setLimit(limit))
+        .build();
+  }
+
+  /**
+   * DEADLINE_EXCEEDED: a write reached its group's leader after its deadline and was refused before the
+   * log; nothing was appended (a definite answer).
+   *
+   * @param deadlineMs the deadline the write carried (Unix epoch milliseconds)
+   * @param refusedAtMs the leader's clock when it refused the write (Unix epoch milliseconds)
+   */
+  public static ErrorDetail deadlineExceeded(long deadlineMs, long refusedAtMs) {
+    return ErrorDetail.newBuilder()
+        .setMessage("the write reached the leader " + (refusedAtMs - deadlineMs) + " ms after its deadline and"
+            + " was refused; nothing was appended. Retry with a longer deadline if the cluster is slow")
+        .setDeadlineExceeded(DeadlineExceeded.newBuilder().setDeadlineMs(deadlineMs).setRefusedAtMs(refusedAtMs))
+        .build();
+  }
+
+  /** INTERNAL: a bug; {@code message} says what went wrong. */
+  public static ErrorDetail internal(String message) {
+    return ErrorDetail.newBuilder().setMessage(message).setInternal(Internal.getDefaultInstance()).build();
+  }
+}

@@ -1,0 +1,112 @@
+package io.nova.protocol.limits;
+
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.AppendRecord;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.protocol.errors.Errors;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Nova's size limits and the checks that enforce them; shared by the gateway (to fail fast) and the state
+ * machines (which re-check before anything enters the log).
+ *
+ * <p>Record and batch sizes are metered bytes ({@link Metering}).
+ *
+ * <p>Every {@code *Error} method returns the first violation as an INVALID_ARGUMENT {@link ErrorDetail}
+ * (field path, limit, a sentence saying what to do), or empty when the input is valid. Stateless and
+ * thread-safe.
+ */
+public final class Limits {
+  /** Largest metered size of one record, in bytes (1 MiB). */
+  public static final int RECORD_METERED_BYTES_MAX = 1 << 20;
+  /** Most records in one batch. */
+  public static final int BATCH_RECORDS_MAX = 1000;
+  /** Largest metered size of one batch, in bytes (1 MiB). */
+  public static final int BATCH_METERED_BYTES_MAX = 1 << 20;
+  /** Longest fencing token, in UTF-8 bytes. */
+  public static final int FENCING_TOKEN_BYTES_MAX = 36;
+  /** Default and maximum number of records one read returns. */
+  public static final int READ_RECORDS_MAX = 1000;
+  /** Default and maximum metered bytes one read returns (1 MiB). */
+  public static final int READ_METERED_BYTES_MAX = 1 << 20;
+  /** Most batches one append session may have in flight (sent, not yet answered). */
+  public static final int SESSION_BATCHES_IN_FLIGHT_MAX = 1000;
+  /** Default and maximum number of basins or streams one list call returns. */
+  public static final int LIST_LIMIT_MAX = 1000;
+  /** Longest a read query parks in a shard waiting for a record ({@code ReadQuery.wait_ms}), in ms. */
+  public static final int READ_PARK_MS_MAX = 10_000;
+  /**
+   * Largest serialized log entry a state machine admits, in bytes (1.5 MiB). Metering undercounts protobuf
+   * framing (a batch of many tiny headers serializes to several times its metered size), and Ratis refuses
+   * oversized entries only after the assignment cursor has moved, so entries are bounded here, below the
+   * 2 MiB appender buffer the cluster configures.
+   */
+  public static final int COMMAND_SERIALIZED_BYTES_MAX = 3 << 19;
+
+  private Limits() {}
+
+  /** Checks that {@code token} is at most {@value #FENCING_TOKEN_BYTES_MAX} UTF-8 bytes (field {@code fencing_token}). */
+  public static Optional<ErrorDetail> fencingTokenError(String token) {
+    int bytes = token.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes <= FENCING_TOKEN_BYTES_MAX) {
+      return Optional.empty();
+    }
+    return Optional.of(Errors.invalidArgument("fencing_token", "<= " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
+        "fencing_token is " + bytes + " UTF-8 bytes; the limit is " + FENCING_TOKEN_BYTES_MAX
+            + " bytes: use a shorter token"));
+  }
+
+  /** Checks the records of {@code input} (see {@link #recordsError}) and its presented fencing token. */
+  public static Optional<ErrorDetail> appendInputError(AppendInput input) {
+    Optional<ErrorDetail> records = recordsError(input.getRecordsList());
+    if (records.isPresent() || !input.hasFencingToken()) {
+      return records;
+    }
+    return fencingTokenError(input.getFencingToken());
+  }
+
+  /**
+   * Checks one batch: 1 to {@value #BATCH_RECORDS_MAX} records (field {@code records}), each at most
+   * {@value #RECORD_METERED_BYTES_MAX} metered bytes (field {@code records[i].body} when the body would
+   * not fit even without headers, else {@code records[i]}), and at most {@value #BATCH_METERED_BYTES_MAX} metered bytes in all.
+   */
+  public static Optional<ErrorDetail> recordsError(List<AppendRecord> records) {
+    if (records.isEmpty() || records.size() > BATCH_RECORDS_MAX) {
+      return Optional.of(Errors.invalidArgument("records", "1.." + BATCH_RECORDS_MAX + " records",
+          "a batch must hold 1 to " + BATCH_RECORDS_MAX + " records but holds " + records.size()
+              + ": split it or add a record"));
+    }
+    long batchBytes = 0;
+    for (int i = 0; i < records.size(); i++) {
+      AppendRecord record = records.get(i);
+      long recordBytes = Metering.meteredBytes(record);
+      if (recordBytes > RECORD_METERED_BYTES_MAX) {
+        // Blame the body when it could not fit even without headers.
+        String field = Metering.meteredBytes(0, 0, record.getBody().size()) > RECORD_METERED_BYTES_MAX
+            ? "records[" + i + "].body" : "records[" + i + "]";
+        return Optional.of(Errors.invalidArgument(field, "<= " + RECORD_METERED_BYTES_MAX + " metered bytes",
+            field + " is " + recordBytes + " metered bytes; a record may be at most " + RECORD_METERED_BYTES_MAX
+                + " metered bytes: split the payload across records"));
+      }
+      batchBytes += recordBytes;
+    }
+    if (batchBytes > BATCH_METERED_BYTES_MAX) {
+      return Optional.of(Errors.invalidArgument("records", "<= " + BATCH_METERED_BYTES_MAX + " metered bytes",
+          "the batch's records are " + batchBytes + " metered bytes; a batch may be at most " + BATCH_METERED_BYTES_MAX
+              + " metered bytes: split it into smaller batches"));
+    }
+    return Optional.empty();
+  }
+
+  /** Checks that a serialized log entry of {@code bytes} is at most {@value #COMMAND_SERIALIZED_BYTES_MAX}. */
+  public static Optional<ErrorDetail> commandBytesError(int bytes) {
+    if (bytes <= COMMAND_SERIALIZED_BYTES_MAX) {
+      return Optional.empty();
+    }
+    return Optional.of(Errors.invalidArgument("records", "<= " + COMMAND_SERIALIZED_BYTES_MAX + " serialized bytes",
+        "the batch serializes to " + bytes + " bytes; the limit is " + COMMAND_SERIALIZED_BYTES_MAX
+            + " bytes (many small headers cost more than they meter): use fewer headers or smaller batches"));
+  }
+}
