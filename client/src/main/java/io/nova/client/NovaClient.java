@@ -22,7 +22,9 @@ import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
+import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.protocol.names.Names;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -57,7 +59,8 @@ import java.util.random.RandomGenerator;
  *
  * <p><b>Errors.</b> Every operating error is an unchecked {@link NovaException} subclass; see each
  * method. {@link NovaException#mayHaveTakenEffect()} false means nothing happened. A batch outside 1 to
- * 1000 records, a negative match_seq_num or a fencing token over 36 UTF-8 bytes is refused before
+ * 1000 records, a negative match_seq_num, a fencing token over 36 UTF-8 bytes or a basin or stream name
+ * that breaks the cluster's name rules ({@code io.nova.protocol.names.Names}) is refused before
  * anything is sent with the same {@link InvalidArgumentException} the cluster would answer; null
  * arguments throw {@link NullPointerException}. Every method may also throw {@code UnavailableException} (cluster or
  * endpoints unreachable), {@code DeadlineExceededException}, {@code ResourceExhaustedException} and
@@ -273,7 +276,7 @@ public final class NovaClient implements AutoCloseable {
      * @param basin the basin name ({@code nova://BASIN} or {@code BASIN})
      */
     public BasinInfo createBasin(String basin) {
-        String name = StreamAddress.parseBasin(basin);
+        String name = basinName(basin);
         CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name).build();
         return call(CallInfo.of("CreateBasin", name, CallKind.WRITE),
                 e -> Protos.basinInfo(control(e).createBasin(request).getBasin()));
@@ -285,7 +288,7 @@ public final class NovaClient implements AutoCloseable {
      * {@code NotFoundException} because the first attempt succeeded.
      */
     public void deleteBasin(String basin) {
-        String name = StreamAddress.parseBasin(basin);
+        String name = basinName(basin);
         DeleteBasinRequest request = DeleteBasinRequest.newBuilder().setBasin(name).build();
         call(CallInfo.of("DeleteBasin", name, CallKind.WRITE), e -> control(e).deleteBasin(request));
     }
@@ -340,7 +343,7 @@ public final class NovaClient implements AutoCloseable {
      * @param basin {@code nova://BASIN} or {@code BASIN}
      */
     public Page<StreamInfo> listStreams(String basin, ListOptions options) {
-        String name = StreamAddress.parseBasin(basin);
+        String name = basinName(basin);
         Objects.requireNonNull(options, "options");
         ListStreamsRequest request = ListStreamsRequest.newBuilder().setBasin(name).setPrefix(options.prefix())
                 .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
@@ -402,8 +405,29 @@ public final class NovaClient implements AutoCloseable {
         return matchSeqNum;
     }
 
+    /** Refuses, before any call, an address whose names break the cluster's rules ({@link Names}). */
     private static void checkAddress(StreamAddress address) {
         Objects.requireNonNull(address, "address");
+        refuseLocally(Names.basinNameError(address.basin()));
+        refuseLocally(Names.streamNameError(address.stream()));
+    }
+
+    /** {@link StreamAddress#parseBasin} plus the cluster's basin name rules, checked before any call. */
+    private static String basinName(String basin) {
+        String name = StreamAddress.parseBasin(basin);
+        refuseLocally(Names.basinNameError(name));
+        return name;
+    }
+
+    /**
+     * Throws the {@link InvalidArgumentException} the cluster would answer for {@code error} (the same field,
+     * limit and message, from the rules client and cluster share), so bad input fails without a round trip.
+     */
+    private static void refuseLocally(Optional<ErrorDetail> error) {
+        error.ifPresent(e -> {
+            throw new InvalidArgumentException(e.getInvalidArgument().getField(), e.getInvalidArgument().getLimit(),
+                    e.getMessage(), null);
+        });
     }
 
     private static void checkRecords(List<AppendRecord> records) {
@@ -420,10 +444,7 @@ public final class NovaClient implements AutoCloseable {
 
     static void checkFencingToken(String token) {
         Objects.requireNonNull(token, "fencingToken");
-        Limits.fencingTokenError(token).ifPresent(error -> {
-            throw new InvalidArgumentException(error.getInvalidArgument().getField(),
-                    error.getInvalidArgument().getLimit(), error.getMessage(), null);
-        });
+        refuseLocally(Limits.fencingTokenError(token));
     }
 
     /**

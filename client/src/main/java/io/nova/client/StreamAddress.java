@@ -1,28 +1,28 @@
 package io.nova.client;
 
-import io.nova.protocol.names.Names;
 import java.util.Objects;
 
 /**
  * The address of one stream: a basin name and a stream name, written {@code nova://BASIN/STREAM}.
  *
- * <p>Both names follow the cluster's rules ({@code io.nova.protocol.names.Names}), checked here so a bad
- * name fails before any call: a basin is 1 to 48 characters of {@code [a-z0-9-]} starting and ending
- * with a letter or digit; a stream 1 to 255 characters of {@code [A-Za-z0-9._-]}, neither {@code .} nor
- * {@code ..}. Immutable and thread-safe.
+ * <p>An address checks only its shape (both names non-empty, no whitespace, the basin without
+ * {@code /}). The name rules ({@code io.nova.protocol.names.Names}) are applied by every
+ * {@code NovaClient} call before anything is sent, with the {@code InvalidArgumentException} the cluster
+ * would answer.
+ * Immutable and thread-safe.
  *
- * @param basin the basin name
- * @param stream the stream name
+ * @param basin the basin name; non-empty, no {@code /}, no whitespace
+ * @param stream the stream name; non-empty, no whitespace (it may contain {@code /})
  */
 public record StreamAddress(String basin, String stream) {
 
     /** The URI scheme prefix, {@value}. */
     public static final String SCHEME_PREFIX = "nova://";
 
-    /** Validates both names; throws {@link IllegalArgumentException} naming the bad one and the rule. */
+    /** Validates both names; throws {@link IllegalArgumentException} naming the bad one. */
     public StreamAddress {
         checkBasinName(basin);
-        checkStreamName(stream);
+        checkName("stream", stream);
     }
 
     /**
@@ -81,17 +81,23 @@ public record StreamAddress(String basin, String stream) {
     }
 
     static void checkBasinName(String basin) {
-        Objects.requireNonNull(basin, "basin");
-        Names.basinNameError(basin).ifPresent(error -> {
-            throw new IllegalArgumentException(error.getMessage());
-        });
+        checkName("basin", basin);
+        if (basin.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("basin must not contain '/', got: " + quote(basin));
+        }
     }
 
-    static void checkStreamName(String stream) {
-        Objects.requireNonNull(stream, "stream");
-        Names.streamNameError(stream).ifPresent(error -> {
-            throw new IllegalArgumentException(error.getMessage());
-        });
+    static void checkName(String field, String value) {
+        Objects.requireNonNull(value, field);
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException(field + " must not be empty");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isWhitespace(value.charAt(i)) || Character.isISOControl(value.charAt(i))) {
+                throw new IllegalArgumentException(
+                        field + " must not contain whitespace or control characters, got: " + quote(value));
+            }
+        }
     }
 
     private static String quote(String s) {

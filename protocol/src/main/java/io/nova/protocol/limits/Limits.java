@@ -54,7 +54,7 @@ public final class Limits {
       return Optional.empty();
     }
     return Optional.of(Errors.invalidArgument("fencing_token", "<= " + FENCING_TOKEN_BYTES_MAX + " UTF-8 bytes",
-        "fencing_token is " + bytes + " UTF-8 bytes; the limit is " + FENCING_TOKEN_BYTES_MAX
+        "the fencing token (fencing_token) is " + bytes + " UTF-8 bytes; the limit is " + FENCING_TOKEN_BYTES_MAX
             + " bytes: use a shorter token"));
   }
 
