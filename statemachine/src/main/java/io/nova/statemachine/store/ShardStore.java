@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.internal.Invariants;
 import io.nova.statemachine.limits.Limits;
+import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ import org.rocksdb.WriteBatch;
  * their reads by a tail taken from applied state, so they never see records of a later entry.
  * See {@link RocksStore} for durability.
  */
-public final class ShardStore extends RocksStore {
+public final class ShardStore extends RocksStore implements ShardReads.Records {
   private static final byte STATE_PREFIX = 's';
   private static final byte RECORD_PREFIX = 'r';
 
@@ -89,6 +90,7 @@ public final class ShardStore extends RocksStore {
    * and {@code bytesMax} are positive, so a small byte limit cannot stall a reader), or the first record
    * whose timestamp is at or after {@code untilMs}.
    */
+  @Override
   public List<SequencedRecord> readRecords(long streamId, long startSeqNum, long endSeqNum, int countMax,
       long bytesMax, OptionalLong untilMs) {
     return using(() -> readRecordsOpen(streamId, startSeqNum, endSeqNum, countMax, bytesMax, untilMs));
@@ -123,6 +125,7 @@ public final class ShardStore extends RocksStore {
    * or {@code tailSeqNum} when there is none. Binary search with point reads (O(log n) lookups), which is
    * valid because timestamps never decrease within a stream and seq_nums are dense from 0.
    */
+  @Override
   public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
     return using(() -> firstSeqNumAtOrAfterOpen(streamId, timestampMs, tailSeqNum));
   }
