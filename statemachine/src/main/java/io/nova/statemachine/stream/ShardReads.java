@@ -42,7 +42,7 @@ public final class ShardReads {
   /**
    * Where a read with {@code start} begins in {@code state}, before clamping: the seq_num itself (possibly
    * past the tail; u64), the first record at or after the timestamp (the tail when none is), or the tail
-   * less the offset (0 when the offset exceeds the tail; see the TAIL_OFFSET case for offsets of 2^63 and more). An unset start is seq_num 0.
+   * less the offset (0 when the offset exceeds the tail). An unset start is seq_num 0.
    */
   public static long startSeqNum(StreamState state, ReadStart start, Records records) {
     long tailSeqNum = state.nextSeqNum();
@@ -50,7 +50,8 @@ public final class ShardReads {
       case TIMESTAMP:
         return records.firstSeqNumAtOrAfter(state.streamId(), start.getTimestamp(), tailSeqNum);
       case TAIL_OFFSET:
-        return tailSeqNum - Math.min(tailSeqNum, start.getTailOffset());
+        // Unsigned (u64 on the wire): an offset of 2^63 or more reaches back past seq_num 0 too.
+        return Long.compareUnsigned(start.getTailOffset(), tailSeqNum) < 0 ? tailSeqNum - start.getTailOffset() : 0;
       default:
         return start.getSeqNum();
     }

@@ -75,7 +75,8 @@ class ShardReadsTest {
         Arguments.of(tailOffset(0), false, "[5,5)"),
         Arguments.of(tailOffset(2), false, "[3,5)"),
         Arguments.of(tailOffset(5), false, "[0,5)"),
-        Arguments.of(tailOffset(9), false, "[0,5)"));
+        Arguments.of(tailOffset(9), false, "[0,5)"),
+        Arguments.of(tailOffset(U64_MAX), false, "[0,5)"));
   }
 
   @ParameterizedTest(name = "{0} clamp={1} -> {2}")
