@@ -40,6 +40,8 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.statemachine.TransactionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis state machine of one shard group: many streams, each sequenced by the pure core in
@@ -48,9 +50,8 @@ import org.apache.ratis.statemachine.TransactionContext;
  * persists; the entry-point skeleton it shares with the meta group is {@link ReplayingStateMachine}.
  *
  * <p><b>Message protocol.</b> Writes: the client message is a {@code ShardCommand}; the reply is a
- * {@code ShardResult} (append_ack, fence_boundary, done, or error when the entry was a no-op at apply).
- * A command refused before the log (invalid, past its {@code deadline_ms}, or failing admission) fails
- * the request with a
+ * {@code ShardResult} (append_ack, fence_boundary or done). A command refused before the log (invalid,
+ * past its {@code deadline_ms}, or failing admission) fails the request with a
  * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended.
  * Reads: the query message is a {@code ShardQuery}; the reply a {@code ShardQueryResult}.
  *
@@ -58,7 +59,8 @@ import org.apache.ratis.statemachine.TransactionContext;
  * {@code arrival_ms}; {@code preAppendTransaction} (leader, serial, log order) refuses entries past their
  * deadline by the leader's clock and is the assignment cursor;
  * {@code applyTransaction} (every replica, log order) assigns seq_nums and timestamps and persists them
- * atomically with the applied index.
+ * atomically with the applied index. An entry failing apply's re-check of what admission decided means
+ * admission and apply diverged: it stops this replica (see docs/design/sequencer.md).
  *
  * <p><b>Snapshots</b> (ADR 0011). A snapshot is a RocksDB checkpoint of the store taken every
  * {@code snapshot-every-entries} applied entries (see {@code ReplayingStateMachine}); the log is purged
@@ -78,6 +80,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   /** Threads answering woken long-polled reads, shared by every shard of the JVM (off the apply threads). */
   static final int WAITER_ANSWER_THREADS = 4;
   private static final Executor WAITER_ANSWERS = waiterAnswerExecutor();
+  private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
 
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
   private final Map<Long, StreamState> applied = new ConcurrentHashMap<>();
@@ -147,7 +150,9 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   /**
    * The assignment cursor, after the deadline check ({@link ReplayingStateMachine#preAppendTransaction}):
    * the last step before the entry enters the log, serial with every other admission, in the term the
-   * entry will carry. A refusal leaves the cursor untouched and keeps the leader in its role.
+   * entry will carry. A refusal leaves the cursor untouched and keeps the leader in its role; a broken
+   * admission invariant (a bug) fails the request and makes the leader step down, so that a new leader
+   * rebuilds the cursor from applied state.
    */
   @Override
   protected void admit(ShardCommand command) throws IOException {
@@ -155,7 +160,12 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     long term = division().getInfo().getCurrentTerm();
     Admission.Decision decision;
     synchronized (sequencer) {
-      decision = sequencer.admit(term, applied.get(streamId), command);
+      try {
+        decision = sequencer.admit(term, applied.get(streamId), command);
+      } catch (IllegalStateException broken) {
+        LOG.error("admission is broken; stepping down so a new leader rebuilds the cursor", broken);
+        throw RatisMessages.brokenAtAdmission(broken);
+      }
     }
     if (decision instanceof Admission.Rejected rejected) {
       // A refused command is an application outcome; the leader must not step down.
@@ -165,7 +175,8 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
 
   /**
    * Assigns seq_nums and timestamps ({@link ShardApply}) and persists them atomically with the applied
-   * index; then wakes parked reads of the stream when its state changed.
+   * index; then wakes parked reads of the stream when its state changed. An entry that fails an apply-time
+   * re-check throws (admission and apply diverged), which stops this replica.
    */
   @Override
   protected ShardResult applyEntry(ShardCommand command, AppliedIndex at) {

@@ -41,12 +41,19 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
     super(dir);
   }
 
-  /** Every stream state this store holds, deleted streams included, keyed by stream id. */
+  /**
+   * Every stream state this store holds, deleted streams included, keyed by stream id.
+   *
+   * @throws IllegalStateException if a state is corrupt: undecodable, under another stream's key, or with
+   *     a negative tail or timestamp
+   */
   public Map<Long, StreamState> loadStreamStates() {
     Map<Long, StreamState> states = new HashMap<>();
     scanPrefix(new byte[] {STATE_PREFIX}, (key, value) -> {
       StreamState state = StreamState.fromProto(parse(value, io.nova.proto.internal.StreamState.parser()));
       Invariants.check(state.streamId() == ByteBuffer.wrap(key).getLong(1), "state key/id mismatch %s", state);
+      // Apply never persists a tail or timestamp beyond Long.MAX_VALUE; one here is a corrupt or foreign store.
+      Invariants.check(state.nextSeqNum() >= 0 && state.lastTimestampMs() >= 0, "stream state out of range %s", state);
       states.put(state.streamId(), state);
     });
     return states;

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Proves the cursor's term rules (a new term or a reset rebuilds it from applied state, readiness in the
- * same term keeps it), that refusals leave it untouched, and that its invariants catch a cursor behind the
- * applied state.
+ * same term keeps it), that refusals leave it untouched, that its invariants catch a cursor behind the
+ * applied state, and why apply's divergence check needs Ratis' rule that a new leader admits nothing
+ * before its predecessors' surviving entries are applied.
  */
 class ShardSequencerTest {
   private static final StreamState CREATED = StreamState.created(1, "demo", "s", 5);
@@ -70,6 +71,28 @@ class ShardSequencerTest {
         .hasMessageContaining("admission in term 0 after term 1");
     assertThat(sequencer.admit(1, CREATED.withTail(1, 10), next)).as("the cursor itself is intact")
         .isInstanceOf(Admission.Admitted.class);
+  }
+
+  @Test
+  void applyCatchesANewLeaderThatAdmitsBeforeItsPredecessorsEntriesApply() {
+    // Term 1: replica A admits an append at position 0; the entry reaches replica B but is not applied yet.
+    ShardSequencer a = new ShardSequencer();
+    ShardCommand survivor = append(1, 0L, null, 10, null, null);
+    admitted(a.admit(1, CREATED, survivor));
+    ShardSequencer b = new ShardSequencer();
+    ShardCommand competing = append(1, 0L, null, 20, (Long) null);
+
+    // With Ratis' rule, B applies the survivor before admitting in term 2: the competitor is refused.
+    StreamState afterSurvivor = ShardApply.apply(CREATED, survivor).state().orElseThrow();
+    Admission.Rejected refused = (Admission.Rejected) b.admit(2, afterSurvivor, competing);
+    assertThat(refused.error().getSequenceMismatch().getTail().getSeqNum()).isEqualTo(2);
+
+    // Without it, B would admit from the stale applied state, and apply stops the replica instead of
+    // answering a false success at position 0.
+    ShardSequencer early = new ShardSequencer();
+    admitted(early.admit(2, CREATED, competing));
+    assertThatThrownBy(() -> ShardApply.apply(afterSurvivor, competing)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("admission and apply diverged");
   }
 
   private static StreamState admitted(Admission.Decision decision) {
