@@ -20,7 +20,7 @@ import java.util.Map;
  * failover truncates a suffix of the unapplied entries, applies the survivors (the new leader's first
  * entry commits them before it admits anything) and moves to a higher term. Beside it runs a reference
  * model that restates the spec as plainly as possible; every step asserts that the two agree. Used by
- * {@link ShardCoreModelTest} (seeded histories) and {@link ShardCorePropertiesTest} (jqwik). Not
+ * {@link ShardCoreModelTest} (seeded histories) and {@link ShardCorePropertiesTest} (QuickTheories). Not
  * thread-safe.
  */
 final class ShardCoreHarness {
