@@ -3,26 +3,22 @@ package io.nova.statemachine;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
 import io.nova.proto.v1.ErrorDetail;
-import io.nova.statemachine.deadline.AdmissionDeadline;
-import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.protocol.errors.Errors;
+import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.internal.RatisMessages;
-import io.nova.protocol.logging.LogContext;
 import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.MetaValidation;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.MetaStore;
 import io.nova.statemachine.store.RocksStore;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -42,13 +38,13 @@ import org.apache.ratis.statemachine.TransactionContext;
  * <p><b>Snapshots.</b> As in {@link ShardStateMachine} (ADR 0011): store checkpoints, the log purged
  * behind them; an installed snapshot replaces the store and the meta state is rebuilt from it.
  *
+ * <p>The entry-point skeleton (decode, deadline at admission, replay skip, applied index, log scope) is
+ * {@link ReplayingStateMachine}'s; this class validates, applies under its lock and persists.
+ *
  * <p>Thread-safety: apply holds the write lock, queries the read lock.
  */
-public final class MetaStateMachine extends ReplayingStateMachine {
-  private final Path storeDir;
+public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
   private final int shardCount;
-  private final Clock clock;
-  private final AdmissionDeadline admissionDeadline;
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
   private MetaState state;
   private volatile MetaStore store;
@@ -72,25 +68,17 @@ public final class MetaStateMachine extends ReplayingStateMachine {
    * @throws IllegalArgumentException if {@code shardCount < 1}
    */
   public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock) {
-    super(groupName);
+    super(groupName, storeDir, clock, MetaCommand.getDefaultInstance());
     if (shardCount < 1) {
       throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
     }
-    this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.shardCount = shardCount;
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.admissionDeadline = new AdmissionDeadline(clock);
-  }
-
-  @Override
-  protected Path storeDir() {
-    return storeDir;
   }
 
   /** Opens the store and rebuilds the meta state from it (at start and after a snapshot install). */
   @Override
   protected AppliedIndex openStore() {
-    MetaStore opened = new MetaStore(storeDir);
+    MetaStore opened = new MetaStore(storeDir());
     lock.writeLock().lock();
     try {
       state = MetaState.restore(shardCount, opened.loadBasins(), opened.loadStreams());
@@ -106,70 +94,30 @@ public final class MetaStateMachine extends ReplayingStateMachine {
     return store;
   }
 
+  /** Validates names and kind, then stamps {@code arrival_ms} with the leader's clock. */
   @Override
-  public TransactionContext startTransaction(RaftClientRequest request) {
-    try (LogContext.Scope ignored = logScope()) {
-      return start(request);
-    }
-  }
-
-  private TransactionContext start(RaftClientRequest request) {
-    Optional<MetaCommand> parsed = RatisMessages.tryParse(request.getMessage().getContent(), MetaCommand.parser());
-    if (parsed.isEmpty()) {
-      return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a MetaCommand",
-          "the request is not a valid MetaCommand: send a serialized nova.v1.internal.MetaCommand"));
-    }
-    Optional<ErrorDetail> invalid = MetaValidation.check(parsed.get());
+  protected TransactionContext startCommand(RaftClientRequest request, MetaCommand command) {
+    Optional<ErrorDetail> invalid = MetaValidation.check(command);
     return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
-        : RatisMessages.transaction(this, request, parsed.get().toBuilder().setArrivalMs(clock.millis()).build());
+        : RatisMessages.transaction(this, request, command.toBuilder().setArrivalMs(clock().millis()).build());
   }
 
-  /**
-   * Admission (leader only, serial, in log order): a command whose deadline has passed is refused before
-   * the log, as in {@link ShardStateMachine#preAppendTransaction}; nothing else is decided here.
-   */
+  /** Only the deadline is decided at admission ({@link ReplayingStateMachine#preAppendTransaction}). */
   @Override
-  public TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
-    MetaCommand command = (MetaCommand) trx.getStateMachineContext();
-    Optional<ErrorDetail> late = admissionDeadline.check(command.getDeadlineMs());
-    if (late.isPresent()) {
-      throw RatisMessages.refusedAtAdmission(late.get());
-    }
-    return trx;
+  protected long deadlineMsOf(MetaCommand command) {
+    return command.getDeadlineMs();
   }
 
+  /** Applies under the write lock and persists the change atomically with the applied index. */
   @Override
-  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
-    try (LogContext.Scope ignored = logScope()) {
-      return apply(trx);
-    }
-  }
-
-  private CompletableFuture<Message> apply(TransactionContext trx) {
-    LogEntryProto entry = trx.getLogEntry();
-    if (entry.getIndex() <= store.appliedIndex().index()) {
-      // Restart replay of an entry whose effects the store already holds.
-      return CompletableFuture.completedFuture(Message.EMPTY);
-    }
-    MetaCommand command = RatisMessages.parseLogData(entry.getStateMachineLogEntry().getLogData(),
-        MetaCommand.parser(), entry.getIndex());
-    MetaState.Applied result;
+  protected MetaResult applyEntry(MetaCommand command, AppliedIndex at) {
     lock.writeLock().lock();
     try {
-      result = state.apply(command, entry.getIndex());
-      store.applyBatch(new AppliedIndex(entry.getTerm(), entry.getIndex()), result.change());
+      MetaState.Applied result = state.apply(command, at.index());
+      store.applyBatch(at, result.change());
+      return result.result();
     } finally {
       lock.writeLock().unlock();
-    }
-    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-    return CompletableFuture.completedFuture(RatisMessages.toMessage(result.result()));
-  }
-
-
-  @Override
-  public CompletableFuture<Message> query(Message request) {
-    try (LogContext.Scope ignored = logScope()) {
-      return serveQuery(request);
     }
   }
 
@@ -186,7 +134,8 @@ public final class MetaStateMachine extends ReplayingStateMachine {
     }
   }
 
-  private CompletableFuture<Message> serveQuery(Message request) {
+  @Override
+  protected CompletableFuture<Message> serveQuery(Message request) {
     Optional<MetaQuery> parsed = RatisMessages.tryParse(request.getContent(), MetaQuery.parser());
     MetaQueryResult result;
     lock.readLock().lock();
@@ -198,13 +147,5 @@ public final class MetaStateMachine extends ReplayingStateMachine {
       lock.readLock().unlock();
     }
     return CompletableFuture.completedFuture(RatisMessages.toMessage(result));
-  }
-
-  @Override
-  public void close() throws IOException {
-    try (LogContext.Scope ignored = logScope()) {
-      super.close();
-      closeStore();
-    }
   }
 }

@@ -1,13 +1,26 @@
 package io.nova.statemachine;
 
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
+import io.nova.statemachine.deadline.AdmissionDeadline;
+import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -15,6 +28,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
@@ -35,10 +49,22 @@ import org.slf4j.LoggerFactory;
  * state ({@link #openStore()}). The same rule runs at start: a store holding less than the newest
  * snapshot (wiped, or left half-replaced by a crash) is replaced by it.
  *
- * <p>Also what they share about logging: Ratis calls them on its own threads, so every entry point
- * runs inside {@link #logScope()}, which puts this replica's node id and group name in the MDC.
+ * <p><b>Entry points.</b> The Ratis entry points are final here and run the steps every group shares,
+ * each inside {@link #logScope()} (Ratis calls them on its own threads; the scope puts this replica's
+ * node id and group name in the MDC), delegating the group's own decisions to the subclass:
+ * <ul>
+ *   <li>{@code startTransaction} decodes the command {@code C} (refusing undecodable bytes with
+ *       INVALID_ARGUMENT), then {@link #startCommand};
+ *   <li>{@code preAppendTransaction} refuses an entry past its deadline (ADR 0010), then {@link #admit};
+ *   <li>{@code applyTransaction} skips entries the store already holds, decodes the entry, runs
+ *       {@link #applyEntry} (which persists it with its index) and advances the applied index;
+ *   <li>{@code query} runs {@link #serveQuery}; {@code close} runs {@link #onClose}, then closes the store.
+ * </ul>
+ *
+ * @param <C> the group's command message, as it is stored in the log
  */
-abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderChanges {
+abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> extends BaseStateMachine
+    implements LeaderChanges {
 
   /** Leaders this replica has learned of since it started (see {@link #leaderChangesObserved()}). */
   private final AtomicLong leadersLearned = new AtomicLong();
@@ -58,9 +84,32 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
   /** The leader last logged by {@link #notifyLeaderChanged} (a rare duplicate line is harmless). */
   private volatile String lastLoggedLeader;
 
-  /** @param groupName the group's name in log lines ("meta", "shard-3"), or null for Ratis' group id */
-  ReplayingStateMachine(String groupName) {
+  private final Path storeDir;
+  private final Clock clock;
+  private final AdmissionDeadline admissionDeadline;
+  private final Parser<C> commandParser;
+  /** The command's protobuf name ({@code ShardCommand}) and full name, for the undecodable-request error. */
+  private final String commandName;
+  private final String commandFullName;
+  /** This replica's division of the group, looked up once (see {@link #division()}). */
+  private volatile RaftServer.Division division;
+
+  /**
+   * @param groupName the group's name in log lines ("meta", "shard-3"), or null for Ratis' group id
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param clock the leader's clock: the source of arrival times, and what write deadlines are checked
+   *     against at admission (NTP-synchronised with the gateways', see ADR 0010)
+   * @param commandPrototype the default instance of the group's command message (its parser and name)
+   */
+  @SuppressWarnings("unchecked")
+  ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype) {
     this.groupName = groupName;
+    this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.admissionDeadline = new AdmissionDeadline(clock);
+    this.commandParser = (Parser<C>) commandPrototype.getParserForType();
+    this.commandName = commandPrototype.getDescriptorForType().getName();
+    this.commandFullName = commandPrototype.getDescriptorForType().getFullName();
   }
 
   @Override
@@ -81,7 +130,136 @@ abstract class ReplayingStateMachine extends BaseStateMachine implements LeaderC
   }
 
   /** The directory of this replica's store. */
-  protected abstract Path storeDir();
+  protected final Path storeDir() {
+    return storeDir;
+  }
+
+  /** The leader's clock passed at construction (arrival times, deadlines). */
+  protected final Clock clock() {
+    return clock;
+  }
+
+  /**
+   * Decodes a client's write and hands it to {@link #startCommand}; undecodable bytes are refused before
+   * the log with INVALID_ARGUMENT on {@code command}. Leader only, concurrent.
+   */
+  @Override
+  public final TransactionContext startTransaction(RaftClientRequest request) {
+    try (LogContext.Scope ignored = logScope()) {
+      Optional<C> parsed = RatisMessages.tryParse(request.getMessage().getContent(), commandParser);
+      if (parsed.isEmpty()) {
+        return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a " + commandName,
+            "the request is not a valid " + commandName + ": send a serialized " + commandFullName));
+      }
+      return startCommand(request, parsed.get());
+    }
+  }
+
+  /**
+   * Validates a decoded write and stamps what the leader adds to its entry ({@code arrival_ms}).
+   * Leader only, concurrent with everything; runs inside the log scope.
+   *
+   * @return {@link RatisMessages#transaction} with the entry's command, or {@link RatisMessages#rejected}
+   */
+  protected abstract TransactionContext startCommand(RaftClientRequest request, C command);
+
+  /**
+   * Admission: refuses an entry whose deadline has passed by the leader's clock (nothing is appended, the
+   * leader keeps its role), then runs the group's own admission, {@link #admit}. Ratis calls this on the
+   * leader only, serially, in log order, right before the entry enters the log.
+   */
+  @Override
+  public final TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
+    try (LogContext.Scope ignored = logScope()) {
+      @SuppressWarnings("unchecked")
+      C command = (C) trx.getStateMachineContext();
+      Optional<ErrorDetail> late = admissionDeadline.check(deadlineMsOf(command));
+      if (late.isPresent()) {
+        throw RatisMessages.refusedAtAdmission(late.get());
+      }
+      admit(command);
+      return trx;
+    }
+  }
+
+  /** The command's {@code deadline_ms} (Unix epoch ms, unsigned; 0 when none). */
+  protected abstract long deadlineMsOf(C command);
+
+  /**
+   * The group's admission of an in-time command, serial and in log order; nothing by default.
+   *
+   * @throws org.apache.ratis.protocol.exceptions.StateMachineException to refuse the entry (see
+   *     {@link RatisMessages#refusedAtAdmission})
+   */
+  protected void admit(C command) throws IOException {}
+
+  /**
+   * Applies one committed entry (every replica, log order). An entry at or below the store's applied
+   * index is skipped: a restart replays the log from the newest snapshot, and the store already holds its
+   * effects. Otherwise the entry is decoded (a corrupt one throws, which stops the replica), applied and
+   * persisted by {@link #applyEntry}, and only then reported applied to Ratis.
+   */
+  @Override
+  public final CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    try (LogContext.Scope ignored = logScope()) {
+      LogEntryProto entry = trx.getLogEntry();
+      if (entry.getIndex() <= openedStore().appliedIndex().index()) {
+        return CompletableFuture.completedFuture(Message.EMPTY);
+      }
+      C command = RatisMessages.parseLogData(entry.getStateMachineLogEntry().getLogData(), commandParser,
+          entry.getIndex());
+      MessageLite reply = applyEntry(command, new AppliedIndex(entry.getTerm(), entry.getIndex()));
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      return CompletableFuture.completedFuture(RatisMessages.toMessage(reply));
+    }
+  }
+
+  /**
+   * Applies {@code command} to the in-memory state and persists its effects atomically with {@code at}
+   * (the store's applied index must become {@code at}). Runs on the apply thread, inside the log scope.
+   *
+   * @return the writer's reply
+   * @throws IllegalStateException if an invariant is broken: Ratis then stops this replica
+   */
+  protected abstract MessageLite applyEntry(C command, AppliedIndex at);
+
+  /** Answers a read-only query (concurrently with apply) by {@link #serveQuery}, inside the log scope. */
+  @Override
+  public final CompletableFuture<Message> query(Message request) {
+    try (LogContext.Scope ignored = logScope()) {
+      return serveQuery(request);
+    }
+  }
+
+  /** Answers a query from applied state; concurrent with apply and with other queries. */
+  protected abstract CompletableFuture<Message> serveQuery(Message request);
+
+  /** Stops the state machine: {@link #onClose}, Ratis' own close, then the store. */
+  @Override
+  public final void close() throws IOException {
+    try (LogContext.Scope ignored = logScope()) {
+      onClose();
+      super.close();
+      closeStore();
+    }
+  }
+
+  /** What a subclass does first when closing (inside the log scope); nothing by default. */
+  protected void onClose() {}
+
+  /**
+   * This replica's division of the group (its term, role), looked up once.
+   *
+   * @throws IOException if the server has no division for this group
+   */
+  protected final RaftServer.Division division() throws IOException {
+    RaftServer.Division current = division;
+    if (current == null) {
+      current = getServer().join().getDivision(getGroupId());
+      division = current;
+    }
+    return current;
+  }
 
   /**
    * Opens the store in {@link #storeDir()} and loads the in-memory state from it; called at start and

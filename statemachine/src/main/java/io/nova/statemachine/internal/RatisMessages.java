@@ -77,4 +77,13 @@ public final class RatisMessages {
   public static StateMachineException refusedAtAdmission(ErrorDetail error) {
     return new StateMachineException("rejected", CommandRejectedException.encode(error), false);
   }
+
+  /**
+   * The exception {@code preAppendTransaction} throws when admission itself is broken (a failed
+   * invariant, a bug): Ratis appends nothing, fails the request, and the leader steps down, so the next
+   * leader admits from a cursor rebuilt from applied state.
+   */
+  public static StateMachineException brokenAtAdmission(IllegalStateException broken) {
+    return new StateMachineException("admission broken: " + broken.getMessage(), broken, true);
+  }
 }

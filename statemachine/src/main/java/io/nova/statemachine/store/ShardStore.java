@@ -1,9 +1,11 @@
 package io.nova.statemachine.store;
 
-import io.nova.protocol.limits.Metering;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.protocol.limits.Limits;
+import io.nova.protocol.limits.Metering;
 import io.nova.statemachine.internal.Invariants;
+import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -31,7 +33,7 @@ import org.rocksdb.WriteBatch;
  * their reads by a tail taken from applied state, so they never see records of a later entry.
  * See {@link RocksStore} for durability.
  */
-public final class ShardStore extends RocksStore {
+public final class ShardStore extends RocksStore implements ShardReads.Records {
   private static final byte STATE_PREFIX = 's';
   private static final byte RECORD_PREFIX = 'r';
 
@@ -40,12 +42,19 @@ public final class ShardStore extends RocksStore {
     super(dir);
   }
 
-  /** Every stream state this store holds, deleted streams included, keyed by stream id. */
+  /**
+   * Every stream state this store holds, deleted streams included, keyed by stream id.
+   *
+   * @throws IllegalStateException if a state is corrupt: undecodable, under another stream's key, or with
+   *     a negative tail or timestamp
+   */
   public Map<Long, StreamState> loadStreamStates() {
     Map<Long, StreamState> states = new HashMap<>();
     scanPrefix(new byte[] {STATE_PREFIX}, (key, value) -> {
       StreamState state = StreamState.fromProto(parse(value, io.nova.proto.internal.StreamState.parser()));
       Invariants.check(state.streamId() == ByteBuffer.wrap(key).getLong(1), "state key/id mismatch %s", state);
+      // Apply never persists a tail or timestamp beyond Long.MAX_VALUE; one here is a corrupt or foreign store.
+      Invariants.check(state.nextSeqNum() >= 0 && state.lastTimestampMs() >= 0, "stream state out of range %s", state);
       states.put(state.streamId(), state);
     });
     return states;
@@ -89,6 +98,7 @@ public final class ShardStore extends RocksStore {
    * and {@code bytesMax} are positive, so a small byte limit cannot stall a reader), or the first record
    * whose timestamp is at or after {@code untilMs}.
    */
+  @Override
   public List<SequencedRecord> readRecords(long streamId, long startSeqNum, long endSeqNum, int countMax,
       long bytesMax, OptionalLong untilMs) {
     return using(() -> readRecordsOpen(streamId, startSeqNum, endSeqNum, countMax, bytesMax, untilMs));
@@ -123,6 +133,7 @@ public final class ShardStore extends RocksStore {
    * or {@code tailSeqNum} when there is none. Binary search with point reads (O(log n) lookups), which is
    * valid because timestamps never decrease within a stream and seq_nums are dense from 0.
    */
+  @Override
   public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
     return using(() -> firstSeqNumAtOrAfterOpen(streamId, timestampMs, tailSeqNum));
   }

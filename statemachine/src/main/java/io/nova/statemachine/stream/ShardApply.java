@@ -9,7 +9,7 @@ import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamPosition;
-import io.nova.protocol.errors.Errors;
+import io.nova.statemachine.internal.Invariants;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -19,8 +19,12 @@ import java.util.Optional;
  * Applies one committed shard command to a stream's state. Deterministic: every replica applies the same
  * entries in the same order and derives the same seq_nums and timestamps. Pure: no I/O, clock or threads.
  *
- * <p>Apply re-checks the append preconditions as a safety net; a batch that fails is a no-op whose result
- * carries the same typed error admission would have given (never a false success).
+ * <p>Apply re-checks what admission decided (the stream is live, the token, {@code match_seq_num}) and
+ * checks what it is about to persist (seq_nums dense from the applied tail, timestamps never going
+ * backwards). Admission at the cursor guarantees the re-checks in every legitimate history, including
+ * across failovers (see docs/design/sequencer.md, "Apply-time re-checks"), so a failure means admission
+ * and apply diverged: it breaks an invariant ({@link IllegalStateException}), which stops the replica
+ * rather than letting it persist or answer anything for the entry.
  */
 public final class ShardApply {
   private ShardApply() {}
@@ -31,7 +35,7 @@ public final class ShardApply {
    * @param state the stream's new state to persist, empty when unchanged
    * @param records the records appended, in seq_num order (empty unless an append succeeded)
    * @param deleteRecords whether all of the stream's records must be removed from the store
-   * @param result the reply for the writer
+   * @param result the reply for the writer: append_ack, fence_boundary or done (never an error)
    */
   public record Applied(Optional<StreamState> state, List<SequencedRecord> records, boolean deleteRecords,
       ShardResult result) {
@@ -40,25 +44,28 @@ public final class ShardApply {
       records = List.copyOf(records);
       Objects.requireNonNull(result, "result");
     }
-
-    static Applied unchanged(ShardResult result) {
-      return new Applied(Optional.empty(), List.of(), false, result);
-    }
   }
 
   /**
    * Applies {@code command} to {@code current}, the stream's applied state (null when unknown).
    *
    * @throws IllegalArgumentException if the command's kind is not set
+   * @throws IllegalStateException if the command fails a re-check admission guarantees (an append to a
+   *     missing or deleted stream, with the wrong token or a missed {@code match_seq_num}; a fence of a
+   *     missing or deleted stream), or {@code current} is another stream's state: admission and apply
+   *     diverged, and the replica must stop
    */
   public static Applied apply(StreamState current, ShardCommand command) {
+    long streamId = ShardCommands.streamIdOf(command);
+    Invariants.check(current == null || current.streamId() == streamId,
+        "state of stream %s applied to a command of stream %s", current == null ? null : current.streamId(), streamId);
     switch (command.getKindCase()) {
       case APPEND:
         return applyAppend(current, command.getAppend());
       case FENCE:
-        if (current == null || current.deleted()) {
-          return error(Errors.notFound("stream", StreamState.displayName(current, command.getFence().getStreamId())));
-        }
+        Invariants.check(current != null && !current.deleted(),
+            "a fence of stream %s was admitted but the stream is %s at apply: admission and apply diverged",
+            streamId, current == null ? "unknown" : "deleted");
         // The boundary is the applied tail here, which is where the cursor stood when the fence was admitted.
         return new Applied(Optional.of(current.withFencingToken(command.getFence().getFencingToken())), List.of(),
             false, ShardResult.newBuilder().setFenceBoundary(current.tail()).build());
@@ -75,9 +82,10 @@ public final class ShardApply {
   private static Applied applyAppend(StreamState current, AppendCommand append) {
     StreamPosition tail = current != null ? current.tail() : StreamPosition.getDefaultInstance();
     Optional<ErrorDetail> failed = AppendChecks.check(current, append, tail);
-    if (failed.isPresent()) {
-      return error(failed.get());
-    }
+    Invariants.check(failed.isEmpty(), "an append to stream %s (match_seq_num %s, token presented: %s) was "
+        + "admitted but fails at apply over %s with %s: admission and apply diverged", append.getStreamId(),
+        append.hasMatchSeqNum() ? append.getMatchSeqNum() : "none", append.hasFencingToken(), current,
+        failed.map(ErrorDetail::getKindCase).orElse(null));
     List<SequencedRecord> records = new ArrayList<>(append.getRecordsCount());
     long seqNum = current.nextSeqNum();
     long timestampMs = current.lastTimestampMs();
@@ -91,8 +99,33 @@ public final class ShardApply {
     AppendAck ack = AppendAck.newBuilder()
         .setStart(StreamPosition.newBuilder().setSeqNum(first.getSeqNum()).setTimestamp(first.getTimestamp()))
         .setEnd(end).setTail(end).build();
-    return new Applied(Optional.of(current.withTail(seqNum, timestampMs)), records, false,
+    Applied applied = new Applied(Optional.of(current.withTail(seqNum, timestampMs)), records, false,
         ShardResult.newBuilder().setAppendAck(ack).build());
+    checkAssigned(current, applied);
+    return applied;
+  }
+
+  /**
+   * Checks what an append is about to persist over {@code before}: its records' seq_nums are dense from
+   * {@code before}'s tail, their timestamps never go backwards (from {@code before}'s last one), and the
+   * new state's tail follows the last record, with everything else unchanged.
+   *
+   * @throws IllegalStateException if any of that does not hold (a bug in assignment)
+   */
+  static void checkAssigned(StreamState before, Applied applied) {
+    long seqNum = before.nextSeqNum();
+    long timestampMs = before.lastTimestampMs();
+    for (SequencedRecord record : applied.records()) {
+      Invariants.check(record.getSeqNum() == seqNum, "stream %s: assigned seq_num %s where %s is next",
+          before.streamId(), record.getSeqNum(), seqNum);
+      Invariants.check(record.getTimestamp() >= timestampMs, "stream %s: timestamp %s of seq_num %s is before %s",
+          before.streamId(), record.getTimestamp(), seqNum, timestampMs);
+      seqNum++;
+      timestampMs = record.getTimestamp();
+    }
+    StreamState expected = before.withTail(seqNum, timestampMs);
+    Invariants.check(applied.state().equals(Optional.of(expected)), "stream %s: appended state %s, expected %s",
+        before.streamId(), applied.state(), expected);
   }
 
   /** The client's timestamp capped at the arrival time, or the arrival time when the client gave none. */
@@ -100,10 +133,6 @@ public final class ShardApply {
     // Unsigned: the wire type is u64, and an absurdly large client timestamp must still be capped.
     return record.hasTimestamp() && Long.compareUnsigned(record.getTimestamp(), arrivalMs) < 0
         ? record.getTimestamp() : arrivalMs;
-  }
-
-  private static Applied error(ErrorDetail error) {
-    return Applied.unchanged(ShardResult.newBuilder().setError(error).build());
   }
 
   private static Applied done(Optional<StreamState> state, boolean deleteRecords) {

@@ -2,19 +2,25 @@ package io.nova.statemachine.stream;
 
 import static io.nova.statemachine.stream.Commands.append;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.SequencedRecord;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Proves apply's seq_num and timestamp assignment, its ack, and that its safety-net checks make refusals no-ops. */
+/**
+ * Proves apply's seq_num and timestamp assignment and its ack, and that an entry admission would have
+ * refused, or an assignment that is not dense and monotonic, breaks an invariant instead of being applied.
+ */
 class ShardApplyTest {
   private static final StreamState LIVE = StreamState.created(1, "demo", "s", 0).withTail(10, 1000);
 
@@ -61,15 +67,49 @@ class ShardApplyTest {
     assertThat(applied.state()).contains(LIVE.withTail(13, 2000));
   }
 
+  static Stream<Arguments> divergedCases() {
+    // An entry admission would have refused: at apply it means admission and apply diverged.
+    return Stream.of(
+        Arguments.of("missed match_seq_num", LIVE, append(1, 3L, null, 2000, (Long) null)),
+        Arguments.of("wrong token", LIVE.withFencingToken("t"), append(1, 10L, "u", 2000, (Long) null)),
+        Arguments.of("no token over an installed one", LIVE.withFencingToken("t"),
+            append(1, null, null, 2000, (Long) null)),
+        Arguments.of("append to a deleted stream", LIVE.asDeleted(), append(1, null, null, 2000, (Long) null)),
+        Arguments.of("append to an unknown stream", null, append(1, null, null, 2000, (Long) null)),
+        Arguments.of("fence of a deleted stream", LIVE.asDeleted(), Commands.fence(1, "t")),
+        Arguments.of("fence of an unknown stream", null, Commands.fence(1, "t")),
+        Arguments.of("another stream's state", LIVE, append(2, null, null, 2000, (Long) null)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("divergedCases")
+  void anEntryAdmissionWouldHaveRefusedBreaksAnInvariant(String what, StreamState current, ShardCommand command) {
+    assertThatThrownBy(() -> ShardApply.apply(current, command))
+        .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("invariant broken");
+  }
+
   @Test
-  void refusedAppendIsANoOpWithTheTypedError() {
-    ShardApply.Applied miss = ShardApply.apply(LIVE, append(1, 3L, null, 2000, (Long) null));
-    assertThat(miss.state()).isEmpty();
-    assertThat(miss.records()).isEmpty();
-    assertThat(miss.result().getError().getSequenceMismatch().getTail()).isEqualTo(LIVE.tail());
-    ShardApply.Applied fenced = ShardApply.apply(LIVE.withFencingToken("t"), append(1, 10L, "u", 2000, (Long) null));
-    assertThat(fenced.state()).isEmpty();
-    assertThat(fenced.result().getError().getFencedOut().getInstalledToken()).isEqualTo("t");
+  void checkAssignedRefusesGapsBackwardsTimestampsAndAWrongTail() {
+    SequencedRecord r10 = SequencedRecord.newBuilder().setSeqNum(10).setTimestamp(1000).build();
+    SequencedRecord r11 = SequencedRecord.newBuilder().setSeqNum(11).setTimestamp(1200).build();
+    ShardResult ack = ShardResult.getDefaultInstance();
+    ShardApply.checkAssigned(LIVE, new ShardApply.Applied(Optional.of(LIVE.withTail(12, 1200)), List.of(r10, r11),
+        false, ack));
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(13, 1200)), List.of(r10, r11.toBuilder().setSeqNum(12).build()), false, ack)))
+        .as("a seq_num gap").hasMessageContaining("assigned seq_num 12 where 11 is next");
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(11, 1000)), List.of(r10.toBuilder().setSeqNum(9).build()), false, ack)))
+        .as("not starting at the applied tail").hasMessageContaining("assigned seq_num 9 where 10 is next");
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(11, 999)), List.of(r10.toBuilder().setTimestamp(999).build()), false, ack)))
+        .as("a timestamp before the stream's last").hasMessageContaining("is before 1000");
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(13, 1200)), List.of(r10, r11), false, ack)))
+        .as("a tail not right after the last record").hasMessageContaining("expected");
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(12, 1200).withFencingToken("x")), List.of(r10, r11), false, ack)))
+        .as("a token changed by an append").hasMessageContaining("expected");
   }
 
   @Test
@@ -90,8 +130,9 @@ class ShardApplyTest {
     ShardApply.Applied recreated = ShardApply.apply(deleted.state().get(), Commands.create(1));
     assertThat(recreated.state()).isEmpty();
     assertThat(recreated.result().hasDone()).isTrue();
-    assertThat(ShardApply.apply(deleted.state().get(), append(1, null, null, 1, (Long) null)).result()
-        .getError().hasNotFound()).isTrue();
+    assertThatThrownBy(() -> ShardApply.apply(deleted.state().get(), append(1, null, null, 1, (Long) null)))
+        .as("admission refuses appends to a deleted stream, so apply never sees one")
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test

@@ -1,0 +1,313 @@
+package io.nova.statemachine.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nova.proto.internal.AppendCommand;
+import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.v1.AppendRecord;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.SequencedRecord;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A shard's sequencing core driven the way Raft drives it: the real {@link ShardSequencer} of whichever
+ * of three replicas leads admits commands, the real {@link ShardApply} applies them in log order, and a
+ * failover truncates a suffix of the unapplied entries, applies the survivors (the new leader's first
+ * entry commits them before it admits anything) and moves to a higher term. Beside it runs a reference
+ * model that restates the spec as plainly as possible; every step asserts that the two agree. Used by
+ * {@link ShardCoreModelTest} (seeded histories) and {@link ShardCorePropertiesTest} (QuickTheories). Not
+ * thread-safe.
+ */
+final class ShardCoreHarness {
+  static final String[] TOKENS = {"", "a", "b"};
+  static final int REPLICAS = 3;
+
+  /** One step of a history. Parameters are abstract and resolved when the step runs (see {@link Admit}). */
+  sealed interface Step permits Admit, Apply, Failover, ReadyAgain {}
+
+  /**
+   * The leader receives a command.
+   *
+   * @param kind 0 create, 1 delete, 2 fence, otherwise append
+   * @param token an index in {@link #TOKENS}; {@code TOKENS.length}: the cursor's token (none when empty);
+   *     above: no token
+   * @param matchDelta null for no {@code match_seq_num}, else the match is the cursor's position plus this
+   * @param timestampOffsetsMs one per record: null for no client timestamp, else the arrival time plus this
+   * @param clockStepMs how far the leader's clock moves before the command arrives (may be negative)
+   */
+  record Admit(long streamId, int kind, int token, Integer matchDelta, List<Integer> timestampOffsetsMs,
+      int clockStepMs) implements Step {}
+
+  /** The next {@code count} unapplied entries commit and are applied on every replica. */
+  record Apply(int count) implements Step {}
+
+  /**
+   * The leader fails: of the unapplied entries only the first {@code keep} reach the new leader
+   * {@code newLeader} (a replica index, possibly the same one) in the next term.
+   *
+   * @param oldLeaderLearns whether the old leader hears of the new one (and drops its cursor)
+   * @param readyLate whether Ratis reports the new leader ready only after its first admission
+   */
+  record Failover(int keep, int newLeader, boolean oldLeaderLearns, boolean readyLate) implements Step {}
+
+  /** Ratis reports the current leader ready again in its term: its cursor must survive. */
+  record ReadyAgain() implements Step {}
+
+  /** The reference model of one stream: the spec restated as plainly as possible. */
+  static final class Model {
+    boolean exists;
+    boolean deleted;
+    long next;
+    long lastTs;
+    String token = "";
+
+    Model copy() {
+      Model m = new Model();
+      m.exists = exists;
+      m.deleted = deleted;
+      m.next = next;
+      m.lastTs = lastTs;
+      m.token = token;
+      return m;
+    }
+
+    /** Applies {@code command}; returns the outcome as text, with assigned (seq, ts) pairs for appends. */
+    String apply(ShardCommand command, long committedNext) {
+      switch (command.getKindCase()) {
+        case CREATE_STREAM:
+          exists = true;
+          return "done";
+        case DELETE_STREAM:
+          exists = true;
+          deleted = true;
+          return "done";
+        case FENCE:
+          if (!exists || deleted) {
+            return "notfound";
+          }
+          String boundary = "boundary:" + next;
+          token = command.getFence().getFencingToken();
+          return boundary;
+        default:
+          return append(command.getAppend(), committedNext);
+      }
+    }
+
+    private String append(AppendCommand append, long committedNext) {
+      if (!exists || deleted) {
+        return "notfound";
+      }
+      String presented = append.hasFencingToken() ? append.getFencingToken() : "";
+      if (!presented.equals(token)) {
+        return "fenced:" + token;
+      }
+      if (append.hasMatchSeqNum() && append.getMatchSeqNum() != next) {
+        return "mismatch:" + committedNext;
+      }
+      StringBuilder out = new StringBuilder("ok");
+      for (AppendRecord record : append.getRecordsList()) {
+        long ts = append.getArrivalMs();
+        if (record.hasTimestamp() && record.getTimestamp() < ts) {
+          ts = record.getTimestamp();
+        }
+        lastTs = Math.max(lastTs, ts);
+        out.append(' ').append(next++).append('@').append(lastTs);
+      }
+      return out.toString();
+    }
+  }
+
+  private final ShardSequencer[] replicas = new ShardSequencer[REPLICAS];
+  private int leader;
+  private long term = 1;
+  private boolean readyOwed;
+  private long clockMs = 1000;
+  private final Map<Long, StreamState> applied = new HashMap<>();
+  private final Map<Long, Model> modelApplied = new HashMap<>();
+  /** Admitted entries not applied yet, in log order. */
+  private final Deque<ShardCommand> pending = new ArrayDeque<>();
+  /** The records each stream holds (emptied by a delete), as the store would. */
+  private final Map<Long, List<SequencedRecord>> stored = new HashMap<>();
+  private int appliedAppends;
+  private int rejections;
+  private int failovers;
+
+  ShardCoreHarness() {
+    for (int i = 0; i < REPLICAS; i++) {
+      replicas[i] = new ShardSequencer();
+    }
+  }
+
+  void run(Step step) {
+    if (step instanceof Admit admit) {
+      admit(admit);
+    } else if (step instanceof Apply apply) {
+      for (int i = 0; i < apply.count() && !pending.isEmpty(); i++) {
+        applyNext();
+      }
+    } else if (step instanceof Failover failover) {
+      failover(failover);
+    } else {
+      replicas[leader].resetUnlessTerm(term);
+    }
+  }
+
+  /** Applies every unapplied entry, then checks the end state against the model, stream by stream. */
+  void drainAndCheck() {
+    while (!pending.isEmpty()) {
+      applyNext();
+    }
+    modelApplied.forEach((id, model) -> {
+      StreamState state = applied.get(id);
+      if (!model.exists) {
+        assertThat(state).as("stream %s never created", id).isNull();
+        return;
+      }
+      assertThat(state.nextSeqNum()).as("tail of %s", id).isEqualTo(model.next);
+      assertThat(state.lastTimestampMs()).isEqualTo(model.lastTs);
+      assertThat(state.fencingToken()).isEqualTo(model.token);
+      assertThat(state.deleted()).isEqualTo(model.deleted);
+      if (!state.deleted()) {
+        List<SequencedRecord> records = stored.getOrDefault(id, List.of());
+        for (int i = 0; i < records.size(); i++) {
+          assertThat(records.get(i).getSeqNum()).as("stream %s record %s", id, i).isEqualTo(i);
+        }
+        assertThat((long) records.size()).as("stream %s holds every seq_num below its tail", id).isEqualTo(model.next);
+      }
+    });
+  }
+
+  int appliedAppends() {
+    return appliedAppends;
+  }
+
+  int rejections() {
+    return rejections;
+  }
+
+  int failovers() {
+    return failovers;
+  }
+
+  private void admit(Admit step) {
+    clockMs += step.clockStepMs();
+    Model cursorModel = cursorModel(step.streamId());
+    ShardCommand command = resolve(step, cursorModel);
+    String expected = cursorModel.apply(command, modelOf(step.streamId()).next);
+    Admission.Decision decision = replicas[leader].admit(term, applied.get(step.streamId()), command);
+    if (decision instanceof Admission.Admitted) {
+      assertThat(expected).as("admitted %s", command).doesNotContain("fenced", "mismatch", "notfound");
+      pending.add(command);
+    } else {
+      assertThat(outcome(((Admission.Rejected) decision).error())).as("refused %s", command).isEqualTo(expected);
+      rejections++;
+    }
+    if (readyOwed) {
+      readyOwed = false;
+      replicas[leader].resetUnlessTerm(term);
+    }
+  }
+
+  /**
+   * The spec's cursor: the stream's applied state with every admitted, unapplied entry of the stream
+   * applied on top (Raft's log order), whatever the implementation caches.
+   */
+  private Model cursorModel(long streamId) {
+    Model cursor = modelOf(streamId).copy();
+    for (ShardCommand command : pending) {
+      if (ShardCommands.streamIdOf(command) == streamId) {
+        cursor.apply(command, 0);
+      }
+    }
+    return cursor;
+  }
+
+  private Model modelOf(long streamId) {
+    return modelApplied.computeIfAbsent(streamId, id -> new Model());
+  }
+
+  private ShardCommand resolve(Admit step, Model cursor) {
+    long id = step.streamId();
+    switch (step.kind()) {
+      case 0:
+        return Commands.create(id);
+      case 1:
+        return Commands.delete(id);
+      case 2:
+        return Commands.fence(id, TOKENS[Math.floorMod(step.token(), TOKENS.length)]);
+      default:
+        String token = step.token() < TOKENS.length ? TOKENS[Math.max(0, step.token())]
+            : step.token() == TOKENS.length && !cursor.token.isEmpty() ? cursor.token : null;
+        Long match = step.matchDelta() == null ? null : Math.max(0, cursor.next + step.matchDelta());
+        Long[] timestamps = step.timestampOffsetsMs().stream()
+            .map(offset -> offset == null ? null : Math.max(0, clockMs + offset)).toArray(Long[]::new);
+        return Commands.append(id, match, token, clockMs, timestamps);
+    }
+  }
+
+  private void applyNext() {
+    ShardCommand command = pending.poll();
+    long id = ShardCommands.streamIdOf(command);
+    ShardApply.Applied result = ShardApply.apply(applied.get(id), command);
+    String expected = modelOf(id).apply(command, 0);
+    assertThat(outcome(result)).as("apply of admitted %s", command).isEqualTo(expected);
+    if (result.deleteRecords()) {
+      stored.remove(id);
+    }
+    stored.computeIfAbsent(id, k -> new ArrayList<>()).addAll(result.records());
+    result.state().ifPresent(state -> applied.put(id, state));
+    appliedAppends += result.records().isEmpty() ? 0 : 1;
+  }
+
+  private void failover(Failover step) {
+    int keep = Math.min(Math.max(0, step.keep()), pending.size());
+    while (pending.size() > keep) {
+      pending.pollLast();
+    }
+    // The new leader's first entry of its term commits the survivors; Ratis admits nothing before they apply.
+    while (!pending.isEmpty()) {
+      applyNext();
+    }
+    if (step.oldLeaderLearns()) {
+      replicas[leader].reset();
+    }
+    term++;
+    leader = Math.floorMod(step.newLeader(), REPLICAS);
+    failovers++;
+    if (step.readyLate()) {
+      readyOwed = true;
+    } else {
+      replicas[leader].resetUnlessTerm(term);
+    }
+  }
+
+  static String outcome(ErrorDetail error) {
+    if (error.hasFencedOut()) {
+      return "fenced:" + error.getFencedOut().getInstalledToken();
+    }
+    if (error.hasSequenceMismatch()) {
+      return "mismatch:" + error.getSequenceMismatch().getTail().getSeqNum();
+    }
+    return error.hasNotFound() ? "notfound" : "error:" + error;
+  }
+
+  static String outcome(ShardApply.Applied result) {
+    switch (result.result().getKindCase()) {
+      case ERROR:
+        return outcome(result.result().getError());
+      case DONE:
+        return "done";
+      case FENCE_BOUNDARY:
+        return "boundary:" + result.result().getFenceBoundary().getSeqNum();
+      default:
+        StringBuilder out = new StringBuilder("ok");
+        result.records().forEach(r -> out.append(' ').append(r.getSeqNum()).append('@').append(r.getTimestamp()));
+        return out.toString();
+    }
+  }
+}
