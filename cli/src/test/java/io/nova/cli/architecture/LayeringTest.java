@@ -1,15 +1,24 @@
 package io.nova.cli.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchRule;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +63,29 @@ class LayeringTest {
         .whereLayer("protocol").mayOnlyBeAccessedByLayers("statemachine", "cluster-core", "gateway", "node",
             "client", "cli");
     rule.check(main);
+  }
+
+  /**
+   * Each module's POM declares every Nova module its main classes use (none reaches one through a
+   * transitive dependency, which a change elsewhere could take away).
+   */
+  @Test
+  void eachModuleDeclaresTheModulesItUses() throws IOException {
+    Map<String, Set<String>> missing = new TreeMap<>();
+    for (JavaClass origin : main) {
+      Optional<String> from = ModuleOf.artifact(origin);
+      if (from.isEmpty()) {
+        continue;
+      }
+      Set<String> declared = ModuleOf.declaredNovaDependencies(from.get());
+      for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
+        Optional<String> to = ModuleOf.artifact(dependency.getTargetClass());
+        if (to.isPresent() && !to.equals(from) && !declared.contains(to.get())) {
+          missing.computeIfAbsent(from.get(), k -> new TreeSet<>()).add(to.get() + " (" + dependency.getDescription() + ")");
+        }
+      }
+    }
+    assertThat(missing).as("modules used by main classes but not declared in the module's pom.xml").isEmpty();
   }
 
   @Test
