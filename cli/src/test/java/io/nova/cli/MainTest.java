@@ -66,6 +66,8 @@ class MainTest {
       "cluster                                    | missing a subcommand",
       "server                                     | --config",
       "bench --streams 2 --producers 1            | --producers (1) must be at least --streams (2)",
+      "bench --in-flight-batches 0                | --in-flight-batches must be between 1 and 1000, got 0",
+      "bench --in-flight-batches 1001             | --in-flight-batches must be between 1 and 1000, got 1001",
       "read nova://b/s --seq-num -1               | --seq-num must be at least 0",
       "read nova://b/s --tail-offset -1           | --tail-offset must be at least 0",
   })

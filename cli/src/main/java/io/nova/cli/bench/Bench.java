@@ -58,14 +58,21 @@ public final class Bench {
    * @param conditional whether each producer appends with an advancing match_seq_num
    * @param linger the producers' linger
    * @param inFlightBytesMax the producers' in-flight byte bound
+   * @param batchesInFlightMax the producers' bound on batches sent and not yet acknowledged, 1 to
+   *     {@link ProducerOptions#BATCHES_IN_FLIGHT_MAX}; 1 appends one batch at a time (latency mode)
    */
   public record Config(List<StreamAddress> streams, int producers, int recordBytes, Duration duration,
-      long recordsMax, long ratePerSec, boolean conditional, Duration linger, long inFlightBytesMax) {
+      long recordsMax, long ratePerSec, boolean conditional, Duration linger, long inFlightBytesMax,
+      int batchesInFlightMax) {
     public Config {
       streams = List.copyOf(streams);
       if (recordBytes < BODY_HEADER_BYTES || recordBytes > RECORD_BYTES_MAX) {
         throw new IllegalArgumentException("--record-bytes must be between " + BODY_HEADER_BYTES
             + " (the bench's own payload header) and " + RECORD_BYTES_MAX + " (a record is at most 1 MiB)");
+      }
+      if (batchesInFlightMax < 1 || batchesInFlightMax > ProducerOptions.BATCHES_IN_FLIGHT_MAX) {
+        throw new IllegalArgumentException("--in-flight-batches must be between 1 and "
+            + ProducerOptions.BATCHES_IN_FLIGHT_MAX + ", got " + batchesInFlightMax);
       }
       if (producers < 1 || streams.isEmpty()) {
         throw new IllegalArgumentException("need at least one producer and one stream");
@@ -143,7 +150,7 @@ public final class Bench {
     java.util.Arrays.fill(seqNums, -1);
     ackedSeqNums[id] = seqNums;
     ProducerOptions.Builder options = ProducerOptions.builder().linger(config.linger())
-        .inFlightBytesMax(config.inFlightBytesMax());
+        .inFlightBytesMax(config.inFlightBytesMax()).batchesInFlightMax(config.batchesInFlightMax());
     if (config.conditional()) {
       options.matchSeqNum(client.checkTail(stream).seqNum());
     }

@@ -73,6 +73,11 @@ public final class BenchCommand extends ClientCommand {
       description = "The producers' in-flight byte bound (default: the Producer default).")
   Long inFlightBytes;
 
+  @Option(names = "--in-flight-batches", paramLabel = "N",
+      description = "Batches each producer keeps sent and unacknowledged, 1 to 1000; 1 appends one batch at a "
+          + "time, which measures the latency of a single append (default: the Producer default, 2).")
+  Integer inFlightBatches;
+
   @Option(names = "--json", paramLabel = "FILE", defaultValue = "bench.json",
       description = "Where to write the JSON report (default: ${DEFAULT-VALUE}).")
   Path json;
@@ -99,21 +104,24 @@ public final class BenchCommand extends ClientCommand {
     String prefix = "bench-" + System.currentTimeMillis();
     List<StreamAddress> addresses = new ArrayList<>();
     for (int s = 0; s < streams; s++) {
-      StreamAddress address = new StreamAddress(basin, prefix + "-" + s);
+      addresses.add(new StreamAddress(basin, prefix + "-" + s));
+    }
+    Bench bench;
+    try {
+      // Built before the streams are created, so a bad setting changes nothing.
+      bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
+          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
+          inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes,
+          inFlightBatches == null ? ProducerOptions.BATCHES_IN_FLIGHT_DEFAULT : inFlightBatches));
+    } catch (IllegalArgumentException e) {
+      throw new InputException(e.getMessage());
+    }
+    for (StreamAddress address : addresses) {
       try {
         client.createStream(address);
       } catch (AlreadyExistsException e) {
         // A retried create that had landed.
       }
-      addresses.add(address);
-    }
-    Bench bench;
-    try {
-      bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
-          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
-          inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes));
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
     }
     java.io.PrintStream out = new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
     BenchReport report = bench.run();
