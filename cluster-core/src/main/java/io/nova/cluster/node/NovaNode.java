@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
@@ -283,20 +282,12 @@ public final class NovaNode implements AutoCloseable {
         throw new IOException("could not delete the closed replica of group " + spec.name() + ": "
             + removed.getException());
       }
-      deleteRecursively(storeDir(config, spec));
-    }
-    addLocally(spec);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
+      Path store = storeDir(config, spec);
+      if (Files.exists(store)) {
+        PathUtils.deleteDirectory(store);
       }
     }
+    addLocally(spec);
   }
 
   /** A failure and its causes on one line: Ratis' retry failures hide the leader's answer in the cause. */
