@@ -64,7 +64,7 @@ public final class DataPlane {
   public AppendResponse append(AppendRequest request) {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     AppendInput input = request.getInput();
-    RequestChecks.appendInput(input);
+    long meteredBytes = RequestChecks.appendInput(input);
     long sentNanos = System.nanoTime();
     ShardResult result;
     try {
@@ -76,7 +76,7 @@ public final class DataPlane {
     }
     return switch (result.getKindCase()) {
       case APPEND_ACK -> {
-        metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+        metrics.appendAcked(input.getRecordsCount(), meteredBytes, System.nanoTime() - sentNanos);
         yield AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
       }
       case ERROR -> {

@@ -70,11 +70,15 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private static final class Pending {
     final AppendInput input;
     final CompletableFuture<AppendSessionResponse> outcome = new CompletableFuture<>();
+    /** Serialized bytes: what the in-flight window bounds. */
     final long bytes;
+    /** Metered bytes, as the batch's check measured them: what the metrics count. */
+    final long meteredBytes;
 
-    Pending(AppendInput input) {
+    Pending(AppendInput input, long meteredBytes) {
       this.input = input;
       this.bytes = input.getSerializedSize();
+      this.meteredBytes = meteredBytes;
     }
   }
 
@@ -162,8 +166,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       throw new GatewayException(Errors.invalidArgument("input.fencing_token", "unset in a session",
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
-    RequestChecks.appendInput(input);
-    Pending p = new Pending(input);
+    Pending p = new Pending(input, RequestChecks.appendInput(input));
     pending.addLast(p);
     unwritten.addLast(p);
     pendingBytes += p.bytes;
@@ -193,7 +196,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       } else {
         AppendSessionResponse response;
         try {
-          response = writeOne(next.input);
+          response = writeOne(next);
         } catch (RuntimeException e) {
           next.outcome.completeExceptionally(e);
           deliver();
@@ -213,7 +216,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     }
   }
 
-  private AppendSessionResponse writeOne(AppendInput input) {
+  private AppendSessionResponse writeOne(Pending batch) {
+    AppendInput input = batch.input;
     long sentNanos = System.nanoTime();
     ShardResult result;
     try {
@@ -223,7 +227,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return answer(null, e);
     }
     if (result.hasAppendAck()) {
-      metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, System.nanoTime() - sentNanos);
     } else if (result.hasError()) {
       metrics.appendRefused(result.getError());
     }

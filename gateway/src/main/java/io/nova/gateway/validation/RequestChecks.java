@@ -36,8 +36,16 @@ public final class RequestChecks {
     throwIfPresent(Limits.fencingTokenError(token));
   }
 
-  public static void appendInput(AppendInput input) {
-    throwIfPresent(Limits.appendInputError(input));
+  /**
+   * Checks a batch's records and presented token.
+   *
+   * @return the batch's metered size, in bytes (measured by the check, so counting it costs no second walk)
+   * @throws GatewayException INVALID_ARGUMENT naming the first field over its limit
+   */
+  public static long appendInput(AppendInput input) {
+    Limits.BatchMeasure batch = Limits.measureAppendInput(input);
+    throwIfPresent(batch.error());
+    return batch.meteredBytes();
   }
 
   /** Positions are unsigned on the wire; values of 2^63 and above are refused as absurd. */
