@@ -20,6 +20,7 @@ import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
 import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -30,7 +31,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,8 +107,7 @@ public final class NovaServer implements AutoCloseable {
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
     ExecutorService executor = rpcExecutor(config.nodeId());
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
-    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer-" + config.nodeId(),
-        SESSION_WRITERS_MAX);
+    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", SESSION_WRITERS_MAX);
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
     DataPlane dataPlane = new DataPlane(router, clock, new DataPlaneMetrics(node.metrics().registry()));
@@ -155,37 +154,23 @@ public final class NovaServer implements AutoCloseable {
 
   /** A pool whose threads log as {@code nodeId}'s. */
   private static ExecutorService pool(String nodeId, String name, int threads) {
-    AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(LogContext.forNode(nodeId, r), name + "-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        new LinkedBlockingQueue<>(), NodeThreads.forNode(nodeId, name));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }
 
   /** Session reply handling and pauses: short tasks that never block, so a few threads serve every session. */
   private static ScheduledExecutorService sessionExecutor(String nodeId) {
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS, r -> {
-      Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-session-" + nodeId + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS,
+        NodeThreads.forNode(nodeId, "nova-session"));
     executor.setRemoveOnCancelPolicy(true);
     return executor;
   }
 
   private static ExecutorService rpcExecutor(String nodeId) {
-    AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(RPC_THREADS_MAX, RPC_THREADS_MAX,
-        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), r -> {
-          Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), NodeThreads.forNode(nodeId, "nova-rpc"));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }

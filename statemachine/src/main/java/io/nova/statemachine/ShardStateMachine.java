@@ -15,6 +15,7 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.ShardStore;
 import io.nova.statemachine.store.RocksStore;
@@ -39,7 +40,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -389,14 +389,9 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   }
 
   private static Executor waiterAnswerExecutor() {
-    AtomicInteger n = new AtomicInteger();
     // Unbounded queue, but bounded in practice: only parked reads (ReadWaiters.WAITERS_MAX per shard) enter it.
     ThreadPoolExecutor executor = new ThreadPoolExecutor(WAITER_ANSWER_THREADS, WAITER_ANSWER_THREADS, 30,
-        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "nova-read-waiters-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), NodeThreads.shared("nova-read-waiters"));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }

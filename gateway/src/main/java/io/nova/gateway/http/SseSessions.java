@@ -10,6 +10,7 @@ import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.protocol.errors.Errors;
+import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -19,7 +20,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The SSE read sessions of one node: at most {@value #SESSIONS_MAX} at a time, each served by its own
@@ -60,13 +60,9 @@ final class SseSessions implements AutoCloseable {
     this.router = data.router();
     this.metrics = data.metrics();
     this.clock = clock;
-    AtomicInteger n = new AtomicInteger();
     // The semaphore bounds the sessions; the pool only names and reuses their threads.
-    this.threads = new ThreadPoolExecutor(0, SESSIONS_MAX, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "nova-http-sse-" + nodeId + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads = new ThreadPoolExecutor(0, SESSIONS_MAX, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        NodeThreads.forNode(nodeId, "nova-http-sse"));
   }
 
   /**

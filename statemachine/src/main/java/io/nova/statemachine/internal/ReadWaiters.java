@@ -1,5 +1,6 @@
 package io.nova.statemachine.internal;
 
+import io.nova.protocol.logging.NodeThreads;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,7 +11,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 
@@ -137,12 +137,7 @@ public final class ReadWaiters {
   }
 
   private static ScheduledExecutorService newTimer() {
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "nova-read-waiters-timer-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, NodeThreads.shared("nova-read-waiters-timer"));
     // Cancelled deadlines (the common case: a record arrives first) must not pile up in the queue.
     timer.setRemoveOnCancelPolicy(true);
     return timer;
