@@ -1,10 +1,10 @@
 package io.nova.gateway.dataplane;
 
+import io.nova.gateway.commands.AppendCommands;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.AppendCommand;
 import io.nova.proto.internal.FenceCommand;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardCommand;
@@ -68,8 +68,9 @@ public final class DataPlane {
     long sentNanos = System.nanoTime();
     ShardResult result;
     try {
-      result = router.write(request.getBasin(), request.getStream(), info ->
-          ShardCommand.newBuilder().setAppend(appendCommand(info.getStreamId(), input)).build());
+      String token = input.hasFencingToken() ? input.getFencingToken() : null;
+      result = router.write(request.getBasin(), request.getStream(),
+          info -> AppendCommands.append(info.getStreamId(), input, token));
     } catch (GatewayException e) {
       metrics.appendRefused(e.detail());
       throw e;
@@ -85,19 +86,6 @@ public final class DataPlane {
       }
       default -> throw unexpected("Append", result.getKindCase());
     };
-  }
-
-  static AppendCommand appendCommand(long streamId, AppendInput input) {
-    AppendCommand.Builder b = AppendCommand.newBuilder()
-        .setStreamId(streamId)
-        .addAllRecords(input.getRecordsList());
-    if (input.hasMatchSeqNum()) {
-      b.setMatchSeqNum(input.getMatchSeqNum());
-    }
-    if (input.hasFencingToken()) {
-      b.setFencingToken(input.getFencingToken());
-    }
-    return b.build();
   }
 
   /**

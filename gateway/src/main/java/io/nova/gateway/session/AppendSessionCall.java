@@ -3,6 +3,7 @@ package io.nova.gateway.session;
 import io.nova.protocol.limits.Limits;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nova.gateway.commands.AppendCommands;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
@@ -10,8 +11,6 @@ import io.nova.gateway.errors.StatusMapper;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.AppendCommand;
-import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendSessionRequest;
@@ -221,7 +220,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     long sentNanos = System.nanoTime();
     ShardResult result;
     try {
-      result = groups.write(stream.getShard(), command(input));
+      result = groups.write(stream.getShard(), AppendCommands.append(stream.getStreamId(), input, presentedToken));
     } catch (GatewayException e) {
       metrics.appendRefused(e.detail());
       return answer(null, e);
@@ -232,18 +231,6 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       metrics.appendRefused(result.getError());
     }
     return answer(result, null);
-  }
-
-  private ShardCommand command(AppendInput input) {
-    AppendCommand.Builder b = AppendCommand.newBuilder().setStreamId(stream.getStreamId())
-        .addAllRecords(input.getRecordsList());
-    if (input.hasMatchSeqNum()) {
-      b.setMatchSeqNum(input.getMatchSeqNum());
-    }
-    if (presentedToken != null) {
-      b.setFencingToken(presentedToken);
-    }
-    return ShardCommand.newBuilder().setAppend(b).build();
   }
 
   /**
