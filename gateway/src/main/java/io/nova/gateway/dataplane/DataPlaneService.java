@@ -27,7 +27,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The gRPC face of the {@link DataPlane}. Each unary handler blocks one server thread; the sessions
  * ({@link AppendSessionCall}, {@link ReadSessionCall}) block none (an append session's writes block
- * a thread of the session writers while a batch commits).
+ * a thread of the session writers while a batch commits, as does a read session re-resolving its
+ * stream). Every call reaches its stream through the data plane's {@code StreamRouter}.
  */
 public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
 
@@ -38,7 +39,8 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
 
   /**
    * @param sessions runs the read sessions' reply handling and pauses (short, non-blocking tasks)
-   * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits)
+   * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits) and
+   *     the read sessions' re-resolutions (they block on the meta group)
    * @param clock the clock of the read sessions' heartbeat pacing
    */
   public DataPlaneService(DataPlane dataPlane, ScheduledExecutorService sessions, Executor sessionWriters,
@@ -79,13 +81,12 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessionWriters, dataPlane.metrics());
+        dataPlane.router(), sessionWriters, dataPlane.metrics());
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessions, clock::millis,
-        dataPlane.metrics());
+        dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics());
   }
 }

@@ -4,6 +4,7 @@ import io.nova.protocol.limits.Metering;
 import io.javalin.http.sse.SseClient;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.StreamRoute;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.session.ReadQueries;
 import io.nova.proto.internal.ReadQuery;
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *       stream closes.
  * </ul>
  *
- * <p>Leader changes are followed by the group client (the same path as a one-shot read); while the
+ * <p>The session reads through one {@code StreamRoute}, opened by its first read, as a gRPC read session
+ * does. Leader changes are followed by the group client (the same path as a one-shot read); while the
  * stream's group has no leader the session retries, sending heartbeat comments, for at most
  * {@value #UNAVAILABLE_BUDGET_MS} ms before it ends with an {@code error} event. The first read is no
  * exception: a session opened during an election starts without its answer and makes it in this loop. A relative start is
@@ -57,6 +59,8 @@ final class SseReadSession implements Runnable {
 
   private final SseClient client;
   private final StreamRouter router;
+  /** The session's way to its stream's shard; null until a read could resolve the placement. */
+  private StreamRoute route;
   private final DataPlaneMetrics metrics;
   private final ReadRequest request;
   private final int heartbeatMs;
@@ -182,8 +186,10 @@ final class SseReadSession implements Runnable {
   }
 
   private ReadResponse readOnce() {
-    ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-        ShardQuery.newBuilder().setRead(query(info.getStreamId())).build());
+    if (route == null) {
+      route = router.open(request.getBasin(), request.getStream());
+    }
+    ShardQueryResult result = route.query(info -> ShardQuery.newBuilder().setRead(query(info.getStreamId())).build());
     if (result.hasError()) {
       throw new GatewayException(result.getError());
     }

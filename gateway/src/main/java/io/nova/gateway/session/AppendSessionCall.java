@@ -8,8 +8,8 @@ import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
-import io.nova.gateway.routing.GroupClients;
-import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.routing.StreamRoute;
+import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendInput;
@@ -18,7 +18,6 @@ import io.nova.proto.v1.AppendSessionResponse;
 import io.nova.proto.v1.BatchRejected;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.OpenAppendSession;
-import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import java.util.ArrayDeque;
@@ -30,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One append session: one gRPC bidi call. The first message opens it (stream, optional presented
- * token); every later message is a batch. Batches are accepted from the client up to the in-flight
+ * token) and opens the session's {@link StreamRoute} (so a stale placement or an interrupted create is
+ * handled as in a unary append); every later message is a batch. Batches are accepted from the client up to the in-flight
  * bounds (pipelined on the wire), written to the stream's shard group one after the other by a writer
  * thread (so they reach the assignment cursor in the order they came, whatever leader changes happen in
  * between; see docs/adr/0005-append-sessions.md for why not Ratis' ordered async client), and
@@ -82,8 +82,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   }
 
   private final ServerCallStreamObserver<AppendSessionResponse> out;
-  private final GroupClients groups;
-  private final StreamDirectory directory;
+  private final StreamRouter router;
   private final Executor writers;
   private final DataPlaneMetrics metrics;
   /** Invariant: in arrival order; only the head may be answered. */
@@ -93,7 +92,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   /** Whether a writer task is running for this session (at most one, which keeps the order). */
   private boolean writing;
   private long pendingBytes;
-  private StreamInfo stream;
+  /** Where the batches go; null until the open message. */
+  private StreamRoute route;
   private String presentedToken;
   /** The installed token after the first FencedOut; null while the session is current. */
   private String supersededBy;
@@ -107,11 +107,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * @param writers runs this session's writer task, which blocks on the group while a batch commits
    * @param metrics where the session counts itself and its batches' outcomes
    */
-  public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, GroupClients groups,
-      StreamDirectory directory, Executor writers, DataPlaneMetrics metrics) {
+  public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
+      Executor writers, DataPlaneMetrics metrics) {
     this.out = out;
-    this.groups = groups;
-    this.directory = directory;
+    this.router = router;
     this.writers = writers;
     this.metrics = metrics;
     metrics.appendSessionOpened();
@@ -127,7 +126,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return;
     }
     try {
-      if (stream == null) {
+      if (route == null) {
         open(request);
       } else {
         submit(request);
@@ -152,7 +151,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       RequestChecks.fencingToken(open.getFencingToken());
       presentedToken = open.getFencingToken();
     }
-    stream = directory.resolve(open.getBasin(), open.getStream());
+    route = router.open(open.getBasin(), open.getStream());
   }
 
   private void submit(AppendSessionRequest request) {
@@ -220,7 +219,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     long sentNanos = System.nanoTime();
     ShardResult result;
     try {
-      result = groups.write(stream.getShard(), AppendCommands.append(stream.getStreamId(), input, presentedToken));
+      result = route.write(info -> AppendCommands.append(info.getStreamId(), input, presentedToken));
     } catch (GatewayException e) {
       metrics.appendRefused(e.detail());
       return answer(null, e);
@@ -300,7 +299,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     }
     markEnded();
     try (LogContext.Scope ignored = LogContext.enter(null,
-        stream == null ? null : GroupSpec.shardName(stream.getShard()))) {
+        route == null ? null : GroupSpec.shardName(route.placement().getShard()))) {
       LOG.debug("append session ends: {}", error.getMessage());
     }
     out.onError(StatusMapper.toStatusException(error));
