@@ -15,7 +15,6 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
-import io.nova.protocol.logging.NodeThreads;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.ShardStore;
 import io.nova.statemachine.store.RocksStore;
@@ -36,10 +35,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -81,10 +76,6 @@ import org.apache.ratis.statemachine.TransactionContext;
  * applied (committed) state; the cursor is guarded by {@code cursorLock}.
  */
 public final class ShardStateMachine extends ReplayingStateMachine {
-  /** Threads answering woken long-polled reads, shared by every shard of the JVM (off the apply threads). */
-  static final int WAITER_ANSWER_THREADS = 4;
-  private static final Executor WAITER_ANSWERS = waiterAnswerExecutor();
-
   private final Path storeDir;
   private final Clock clock;
   private final AdmissionDeadline admissionDeadline;
@@ -96,26 +87,29 @@ public final class ShardStateMachine extends ReplayingStateMachine {
   private long cursorTerm = -1;
   private volatile ShardStore store;
   private volatile RaftServer.Division division;
-  private final ReadWaiters readWaiters = new ReadWaiters(WAITER_ANSWERS);
+  private final ReadWaiters readWaiters;
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param clock the source of arrival times stamped on appends, and the clock write deadlines are
    *     checked against at admission (NTP-synchronised with the gateways', see ADR 0010)
+   * @param readWaiters where this shard parks long-polled reads (its owner sizes it and its answer pool)
    */
-  public ShardStateMachine(Path storeDir, Clock clock) {
-    this(null, storeDir, clock);
+  public ShardStateMachine(Path storeDir, Clock clock, ReadWaiters readWaiters) {
+    this(null, storeDir, clock, readWaiters);
   }
 
   /**
    * @param groupName the group's name in log lines ({@code shard-3}); null for Ratis' group id
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param clock the source of arrival times stamped on appends
+   * @param readWaiters where this shard parks long-polled reads; one per shard
    */
-  public ShardStateMachine(String groupName, Path storeDir, Clock clock) {
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters) {
     super(groupName);
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
     this.admissionDeadline = new AdmissionDeadline(clock);
   }
 
@@ -386,14 +380,6 @@ public final class ShardStateMachine extends ReplayingStateMachine {
 
   private static ShardQueryResult error(ErrorDetail error) {
     return ShardQueryResult.newBuilder().setError(error).build();
-  }
-
-  private static Executor waiterAnswerExecutor() {
-    // Unbounded queue, but bounded in practice: only parked reads (ReadWaiters.WAITERS_MAX per shard) enter it.
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(WAITER_ANSWER_THREADS, WAITER_ANSWER_THREADS, 30,
-        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), NodeThreads.shared("nova-read-waiters"));
-    executor.allowCoreThreadTimeOut(true);
-    return executor;
   }
 
   private RaftServer.Division division() throws IOException {

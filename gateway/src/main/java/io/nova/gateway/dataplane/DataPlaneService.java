@@ -2,6 +2,7 @@ package io.nova.gateway.dataplane;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.errors.UnaryCalls;
 import io.nova.gateway.session.AppendSessionCall;
 import io.nova.gateway.session.ReadSessionCall;
@@ -35,19 +36,22 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   private final DataPlane dataPlane;
   private final ScheduledExecutorService sessions;
   private final Executor sessionWriters;
+  private final NodeTuning tuning;
   private final Clock clock;
 
   /**
    * @param sessions runs the read sessions' reply handling and pauses (short, non-blocking tasks)
    * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits) and
    *     the read sessions' re-resolutions (they block on the meta group)
+   * @param tuning the sessions' in-flight window and default heartbeat
    * @param clock the clock of the read sessions' heartbeat pacing
    */
   public DataPlaneService(DataPlane dataPlane, ScheduledExecutorService sessions, Executor sessionWriters,
-      Clock clock) {
+      NodeTuning tuning, Clock clock) {
     this.dataPlane = dataPlane;
     this.sessions = sessions;
     this.sessionWriters = sessionWriters;
+    this.tuning = tuning;
     this.clock = clock;
   }
 
@@ -81,12 +85,13 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
-        dataPlane.router(), sessionWriters, dataPlane.metrics());
+        dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics());
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
-        dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics());
+        dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics(),
+        tuning.readSessionHeartbeatDefaultMs());
   }
 }

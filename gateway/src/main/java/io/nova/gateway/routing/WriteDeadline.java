@@ -7,13 +7,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The time budget of one write the gateway submits to a group, taken from the RPC being served: the
- * caller gives up at its gRPC deadline (or {@value #DEFAULT_MS} ms from now when it set none, as append
- * sessions do), capped at {@value #DEFAULT_MS} ms.
+ * caller gives up at its gRPC deadline (or {@code defaultMs} from now when it set none, as append sessions
+ * do), capped at {@code defaultMs} ({@code NodeTuning.writeDeadlineDefaultMs}).
  *
  * <p>Three rules keep a write from landing after its caller has moved on (docs/adr/0010):
  * <ul>
- *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@value #MARGIN_MS} ms, on
- *       this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
+ *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@code marginMs}
+ *       ({@code NodeTuning.writeAdmissionMarginMs}), on this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
  *       past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
  *   <li>no resubmission (after a leader change) starts after {@link #admitByNanos()};
  *   <li>an unknown outcome after a request timeout (no answer: the leader may be stalled with the
@@ -30,30 +30,28 @@ import java.util.concurrent.TimeUnit;
  */
 record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos) {
 
-  /** The longest a write may take when its caller set no earlier deadline. */
-  static final long DEFAULT_MS = 8_000;
   /**
-   * How much earlier than the caller's deadline a leader stops admitting the write: an upper bound on
-   * the caller-to-gateway latency plus the clock skew between any gateway and any leader (NTP keeps
-   * hosts on one network within a few milliseconds). Refusing a write this close to its deadline costs
-   * nothing: its caller would almost certainly have timed out waiting for the commit anyway.
+   * The budget of a write made now on behalf of the RPC whose {@link Context} is current.
+   *
+   * @param defaultMs the longest a write may take when its caller set no earlier deadline
+   * @param marginMs how much earlier than the caller's deadline a leader stops admitting the write: an
+   *     upper bound on the caller-to-gateway latency plus the clock skew between any gateway and any
+   *     leader. Refusing a write this close to its deadline costs nothing: its caller would almost
+   *     certainly have timed out waiting for the commit anyway.
    */
-  static final long MARGIN_MS = 100;
-
-  /** The budget of a write made now on behalf of the RPC whose {@link Context} is current. */
-  static WriteDeadline ofCurrentCall(Clock clock) {
+  static WriteDeadline ofCurrentCall(Clock clock, long defaultMs, long marginMs) {
     Deadline deadline = Context.current().getDeadline();
-    long remainingNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_MS);
+    long remainingNanos = TimeUnit.MILLISECONDS.toNanos(defaultMs);
     if (deadline != null) {
       remainingNanos = Math.min(remainingNanos, deadline.timeRemaining(TimeUnit.NANOSECONDS));
     }
-    return of(clock, remainingNanos);
+    return of(clock, remainingNanos, marginMs);
   }
 
   /** The budget of a write whose caller gives up {@code remainingNanos} from now (may be negative). */
-  static WriteDeadline of(Clock clock, long remainingNanos) {
+  static WriteDeadline of(Clock clock, long remainingNanos, long marginMs) {
     long nowNanos = System.nanoTime();
-    long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(MARGIN_MS);
+    long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(marginMs);
     // At least 1: 0 in the entry means "no deadline".
     long admitByWallMs = Math.max(1, clock.millis() + TimeUnit.NANOSECONDS.toMillis(admitNanos));
     return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos);

@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * the unanswered batches.
  *
  * <p><b>Bounds.</b> Manual flow control: the next batch is requested from the client only while fewer
- * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@link #IN_FLIGHT_BYTES_MAX} serialized bytes are
- * unanswered; the client's HTTP/2 window then pushes back on the writer.
+ * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@code inFlightBytesMax} serialized bytes
+ * ({@code NodeTuning.appendSessionInFlightBytesMax}) are unanswered; the client's HTTP/2 window then
+ * pushes back on the writer.
  *
  * <p><b>Metrics.</b> The session counts in {@link DataPlaneMetrics}: open from construction until it ends
  * (completed, failed or cancelled), each batch's definite outcome as it is decided (ack, conflict,
@@ -58,10 +59,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class AppendSessionCall implements StreamObserver<AppendSessionRequest> {
 
-  /** Batches a session may have submitted but not yet answered. */
+  /** Batches a session may have submitted but not yet answered (a wire limit: the SDK keeps to it). */
   public static final int IN_FLIGHT_BATCHES_MAX = Limits.SESSION_BATCHES_IN_FLIGHT_MAX;
-  /** Serialized batch bytes a session may have submitted but not yet answered (16 MiB). */
-  public static final long IN_FLIGHT_BYTES_MAX = 16L << 20;
 
   private static final Logger LOG = LoggerFactory.getLogger(AppendSessionCall.class);
 
@@ -84,6 +83,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private final ServerCallStreamObserver<AppendSessionResponse> out;
   private final StreamRouter router;
   private final Executor writers;
+  /** Serialized batch bytes this session may have submitted but not yet answered. */
+  private final long inFlightBytesMax;
   private final DataPlaneMetrics metrics;
   /** Invariant: in arrival order; only the head may be answered. */
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -105,13 +106,15 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * Starts serving the call behind {@code out}; it asks the client for the open message.
    *
    * @param writers runs this session's writer task, which blocks on the group while a batch commits
+   * @param inFlightBytesMax serialized batch bytes the session may have submitted but not yet answered
    * @param metrics where the session counts itself and its batches' outcomes
    */
   public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
-      Executor writers, DataPlaneMetrics metrics) {
+      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics) {
     this.out = out;
     this.router = router;
     this.writers = writers;
+    this.inFlightBytesMax = inFlightBytesMax;
     this.metrics = metrics;
     metrics.appendSessionOpened();
     out.disableAutoRequest();
@@ -287,7 +290,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
 
   private void maybeRequestNext() {
     if (!ended && !halfClosed && !requestedNext && pending.size() < IN_FLIGHT_BATCHES_MAX
-        && pendingBytes < IN_FLIGHT_BYTES_MAX) {
+        && pendingBytes < inFlightBytesMax) {
       requestedNext = true;
       out.request(1);
     }

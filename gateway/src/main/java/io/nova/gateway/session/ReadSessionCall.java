@@ -51,12 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReadSessionCall {
 
-  /** The heartbeat interval when the client asks for none, in ms. */
-  public static final int HEARTBEAT_MS_DEFAULT = 3_000;
-  /** The shortest and longest heartbeat interval a client may ask for, in ms. */
-  public static final int HEARTBEAT_MS_MIN = 100;
-  public static final int HEARTBEAT_MS_MAX = Limits.READ_PARK_MS_MAX;
-
   private static final Logger LOG = LoggerFactory.getLogger(ReadSessionCall.class);
 
   private final ServerCallStreamObserver<ReadSessionResponse> out;
@@ -75,15 +69,17 @@ public final class ReadSessionCall {
   private boolean ended;
 
   private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, ScheduledExecutorService executor,
-      Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request) {
+      Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request,
+      int heartbeatDefaultMs) {
     this.out = out;
     this.executor = executor;
     this.blocking = blocking;
     this.nowMs = nowMs;
     this.metrics = metrics;
     this.request = request;
-    this.heartbeatMs = request.getHeartbeatMs() == 0 ? HEARTBEAT_MS_DEFAULT
-        : Math.max(HEARTBEAT_MS_MIN, Math.min(HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
+    this.heartbeatMs = request.getHeartbeatMs() == 0 ? heartbeatDefaultMs
+        : Math.max(Limits.READ_SESSION_HEARTBEAT_MS_MIN,
+            Math.min(Limits.READ_SESSION_HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
     ReadLimit limit = request.getLimit();
     this.countLeft = limit.hasCount() ? limit.getCount() : Long.MAX_VALUE;
     this.bytesLeft = limit.hasBytes() ? limit.getBytes() : Long.MAX_VALUE;
@@ -96,11 +92,13 @@ public final class ReadSessionCall {
    * @param executor runs the reply handling and pauses (short tasks that never block)
    * @param blocking runs the re-resolution of the stream after its shard answered NOT_FOUND (it blocks
    *     on the meta group)
+   * @param heartbeatDefaultMs the heartbeat interval when the request asks for none, in ms
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
       StreamRouter router, ScheduledExecutorService executor, Executor blocking, LongSupplier nowMs,
-      DataPlaneMetrics metrics) {
-    ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request);
+      DataPlaneMetrics metrics, int heartbeatDefaultMs) {
+    ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request,
+        heartbeatDefaultMs);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -181,7 +179,8 @@ public final class ReadSessionCall {
     if (earlyMs > 0) {
       // The shard answered without parking (overloaded, or a leadership change): do not spin.
       reading = true;
-      executor.schedule(this::readAfterPause, Math.min(earlyMs, HEARTBEAT_MS_MIN), TimeUnit.MILLISECONDS);
+      executor.schedule(this::readAfterPause, Math.min(earlyMs, Limits.READ_SESSION_HEARTBEAT_MS_MIN),
+          TimeUnit.MILLISECONDS);
       return;
     }
     maybeRead();

@@ -17,7 +17,7 @@ import java.util.Optional;
 public final class RequestChecks {
 
   /** The longest a read may wait for a record, in seconds. */
-  public static final int READ_WAIT_SECS_MAX = 60;
+  public static final int READ_WAIT_SECS_MAX = Limits.READ_WAIT_SECS_MAX;
   /** The largest page a list call returns. */
   public static final int LIST_LIMIT_MAX = Limits.LIST_LIMIT_MAX;
 

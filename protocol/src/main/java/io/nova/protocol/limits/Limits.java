@@ -37,6 +37,12 @@ public final class Limits {
   public static final int LIST_LIMIT_MAX = 1000;
   /** Longest a read query parks in a shard waiting for a record ({@code ReadQuery.wait_ms}), in ms. */
   public static final int READ_PARK_MS_MAX = 10_000;
+  /** Longest a one-shot read waits for its first record ({@code ReadRequest.wait_secs}), in seconds. */
+  public static final int READ_WAIT_SECS_MAX = 60;
+  /** Shortest heartbeat interval a read session may ask for ({@code heartbeat_ms}), in ms. */
+  public static final int READ_SESSION_HEARTBEAT_MS_MIN = 100;
+  /** Longest heartbeat interval a read session may ask for, in ms: one shard park, so each idle read beats. */
+  public static final int READ_SESSION_HEARTBEAT_MS_MAX = READ_PARK_MS_MAX;
   /**
    * Largest serialized log entry a state machine admits, in bytes (1.5 MiB). Metering undercounts protobuf
    * framing (a batch of many tiny headers serializes to several times its metered size), and Ratis refuses
