@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,20 +85,35 @@ public final class NovaServer implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(NodeConfig)}, with the node's pools, queues, budgets and bounds from {@code tuning}.
+   * As {@link #start(NodeConfig, NodeTuning, Clock, LongSupplier)} with the system's clocks.
    *
    * @throws IOException when a port cannot be bound or the data folder cannot be used
    */
   public static NovaServer start(NodeConfig config, NodeTuning tuning) throws IOException {
+    return start(config, tuning, Clock.systemUTC(), System::nanoTime);
+  }
+
+  /**
+   * As {@link #start(NodeConfig)}, with the node's pools, queues, budgets and bounds from {@code tuning},
+   * and its time read from the clocks given (so a test can move them).
+   *
+   * @param clock the wall clock: arrival times stamped on appends, write deadlines carried in log entries
+   *     and checked at admission, read waits and session pacing; NTP-synchronised with the other nodes'
+   * @param nanoTime a monotonic clock in nanoseconds: a write's local deadlines and ack latencies
+   *     ({@code System::nanoTime} outside tests)
+   * @throws IOException when a port cannot be bound or the data folder cannot be used
+   */
+  public static NovaServer start(NodeConfig config, NodeTuning tuning, Clock clock, LongSupplier nanoTime)
+      throws IOException {
     try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
-      return startInScope(config, tuning);
+      return startInScope(config, tuning, clock, nanoTime);
     }
   }
 
-  private static NovaServer startInScope(NodeConfig config, NodeTuning tuning) throws IOException {
-    Clock clock = Clock.systemUTC();
+  private static NovaServer startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
+      LongSupplier nanoTime) throws IOException {
     NovaNode node = NovaNode.start(config, tuning, clock);
-    GroupClients groups = new GroupClients(node.layout(), tuning, clock);
+    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime);
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
     PeerNodeInfo peerNodeInfo = new PeerNodeInfo();
@@ -107,7 +123,7 @@ public final class NovaServer implements AutoCloseable {
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
-    DataPlane dataPlane = new DataPlane(router, clock, new DataPlaneMetrics(node.metrics().registry()));
+    DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()));
     ControlPlane controlPlane = new ControlPlane(router);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)

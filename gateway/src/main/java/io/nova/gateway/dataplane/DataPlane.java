@@ -26,6 +26,7 @@ import io.nova.proto.v1.ReadStart;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import java.time.Clock;
+import java.util.function.LongSupplier;
 
 /**
  * The data plane, independent of any transport (the gRPC service and other front doors adapt it):
@@ -42,17 +43,29 @@ public final class DataPlane {
 
   private final StreamRouter router;
   private final Clock clock;
+  private final LongSupplier nanoTime;
   private final DataPlaneMetrics metrics;
 
-  /** @param metrics this node's data-plane instruments, which every call counts its outcome in */
-  public DataPlane(StreamRouter router, Clock clock, DataPlaneMetrics metrics) {
+  /**
+   * @param clock the clock a read's wait is measured on
+   * @param nanoTime the monotonic clock, in nanoseconds, an append's ack latency is measured on
+   *     ({@code System::nanoTime} outside tests); the sessions measure theirs on it too
+   * @param metrics this node's data-plane instruments, which every call counts its outcome in
+   */
+  public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics) {
     this.router = router;
     this.clock = clock;
+    this.nanoTime = nanoTime;
     this.metrics = metrics;
   }
 
   public StreamRouter router() {
     return router;
+  }
+
+  /** The monotonic clock (nanoseconds) ack latencies are measured on; the sessions use it too. */
+  public LongSupplier nanoTime() {
+    return nanoTime;
   }
 
   /** The instruments this data plane counts in; the sessions count in the same ones. */
@@ -65,7 +78,7 @@ public final class DataPlane {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     AppendInput input = request.getInput();
     long meteredBytes = RequestChecks.appendInput(input);
-    long sentNanos = System.nanoTime();
+    long sentNanos = nanoTime.getAsLong();
     ShardResult result;
     try {
       String token = input.hasFencingToken() ? input.getFencingToken() : null;
@@ -77,7 +90,7 @@ public final class DataPlane {
     }
     return switch (result.getKindCase()) {
       case APPEND_ACK -> {
-        metrics.appendAcked(input.getRecordsCount(), meteredBytes, System.nanoTime() - sentNanos);
+        metrics.appendAcked(input.getRecordsCount(), meteredBytes, nanoTime.getAsLong() - sentNanos);
         yield AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
       }
       case ERROR -> {

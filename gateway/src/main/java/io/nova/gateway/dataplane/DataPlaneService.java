@@ -85,7 +85,8 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
-        dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics());
+        dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics(),
+        dataPlane.nanoTime());
   }
 
   @Override

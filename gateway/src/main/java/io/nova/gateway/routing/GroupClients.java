@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -60,6 +61,7 @@ public final class GroupClients implements AutoCloseable {
 
   private final ClusterLayout layout;
   private final Clock clock;
+  private final LongSupplier nanoTime;
   /**
    * How long one attempt of a shard read may wait for its reply, and a whole meta query
    * ({@link NodeTuning#shardReadRequestTimeoutMs()}): longer than the longest park, so a parked read is
@@ -78,14 +80,14 @@ public final class GroupClients implements AutoCloseable {
   private final List<PeerMovingClient> writeClients = new ArrayList<>();
   private final List<PeerMovingClient> readClients = new ArrayList<>();
 
-  /** Clients of every group of {@code layout}, with the default tuning and the system clock. */
+  /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
     this(layout, Clock.systemUTC());
   }
 
-  /** Clients of every group of {@code layout}, with the default tuning. */
+  /** Clients of every group of {@code layout}, with the default tuning and the system's monotonic clock. */
   public GroupClients(ClusterLayout layout, Clock clock) {
-    this(layout, NodeTuning.defaults(), clock);
+    this(layout, NodeTuning.defaults(), clock, System::nanoTime);
   }
 
   /**
@@ -94,10 +96,13 @@ public final class GroupClients implements AutoCloseable {
    *     ({@link NodeTuning#shardReadRequestTimeoutMs()} and the keys after it)
    * @param clock the wall clock write deadlines are stamped from (see {@link WriteDeadline}); must be
    *     NTP-synchronised with every node's
+   * @param nanoTime the monotonic clock, in nanoseconds, a write's local deadlines are measured on
+   *     ({@code System::nanoTime} outside tests)
    */
-  public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock) {
+  public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
     this.layout = layout;
     this.clock = clock;
+    this.nanoTime = nanoTime;
     this.readRequestTimeout = TimeDuration.valueOf(tuning.shardReadRequestTimeoutMs(), TimeUnit.MILLISECONDS);
     this.readReplyMarginMs = tuning.readReplyMarginMs();
     this.writeDeadlineDefaultMs = tuning.writeDeadlineDefaultMs();
@@ -150,7 +155,7 @@ public final class GroupClients implements AutoCloseable {
 
   /** The budget of a write made now for the RPC being served (see {@link WriteDeadline}). */
   private WriteDeadline writeDeadline() {
-    return WriteDeadline.ofCurrentCall(clock, writeDeadlineDefaultMs, writeAdmissionMarginMs);
+    return WriteDeadline.ofCurrentCall(clock, nanoTime, writeDeadlineDefaultMs, writeAdmissionMarginMs);
   }
 
   /**
@@ -265,7 +270,7 @@ public final class GroupClients implements AutoCloseable {
     for (int movesLeft = spec.group().getPeers().size() - 1; ; movesLeft--) {
       RaftClient client = clients.current();
       try {
-        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
+        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), nanoTime, attempts,
             () -> client.io().send(message)), parser);
       } catch (IOException e) {
         boolean groupMismatch = PeerMovingClient.isGroupMismatch(e);

@@ -4,6 +4,7 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The time budget of one write the gateway submits to a group, taken from the RPC being served: the
@@ -22,13 +23,15 @@ import java.util.concurrent.TimeUnit;
  *       After a lost connection it is reported at once: the peer closed it or died, and admits nothing.
  * </ul>
  *
- * <p>Immutable and thread-safe; nano times are {@link System#nanoTime()} readings.
+ * <p>Immutable and thread-safe; nano times are readings of {@code nanoTime} (the gateway's monotonic
+ * clock, {@link System#nanoTime()} outside tests).
  *
  * @param admitByNanos the local time after which the leader refuses the entry
  * @param admitByWallMs the same instant on the wall clock (Unix epoch milliseconds), carried in the entry
  * @param callerDeadlineNanos the local time at which the caller gives up
+ * @param nanoTime the monotonic clock the nano times are readings of
  */
-record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos) {
+record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos, LongSupplier nanoTime) {
 
   /**
    * The budget of a write made now on behalf of the RPC whose {@link Context} is current.
@@ -39,27 +42,27 @@ record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineN
    *     leader. Refusing a write this close to its deadline costs nothing: its caller would almost
    *     certainly have timed out waiting for the commit anyway.
    */
-  static WriteDeadline ofCurrentCall(Clock clock, long defaultMs, long marginMs) {
+  static WriteDeadline ofCurrentCall(Clock clock, LongSupplier nanoTime, long defaultMs, long marginMs) {
     Deadline deadline = Context.current().getDeadline();
     long remainingNanos = TimeUnit.MILLISECONDS.toNanos(defaultMs);
     if (deadline != null) {
       remainingNanos = Math.min(remainingNanos, deadline.timeRemaining(TimeUnit.NANOSECONDS));
     }
-    return of(clock, remainingNanos, marginMs);
+    return of(clock, nanoTime, remainingNanos, marginMs);
   }
 
   /** The budget of a write whose caller gives up {@code remainingNanos} from now (may be negative). */
-  static WriteDeadline of(Clock clock, long remainingNanos, long marginMs) {
-    long nowNanos = System.nanoTime();
+  static WriteDeadline of(Clock clock, LongSupplier nanoTime, long remainingNanos, long marginMs) {
+    long nowNanos = nanoTime.getAsLong();
     long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(marginMs);
     // At least 1: 0 in the entry means "no deadline".
     long admitByWallMs = Math.max(1, clock.millis() + TimeUnit.NANOSECONDS.toMillis(admitNanos));
-    return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos);
+    return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos, nanoTime);
   }
 
   /** Whether the leader would already refuse the entry: it is not worth sending. */
   boolean admissionClosed() {
-    return System.nanoTime() - admitByNanos >= 0;
+    return nanoTime.getAsLong() - admitByNanos >= 0;
   }
 
   /**
@@ -67,7 +70,7 @@ record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineN
    * the report comes after the last moment a copy could still be admitted. Keeps the interrupt flag.
    */
   void awaitCallerDeadline() {
-    long leftNanos = callerDeadlineNanos - System.nanoTime();
+    long leftNanos = callerDeadlineNanos - nanoTime.getAsLong();
     if (leftNanos <= 0) {
       return;
     }

@@ -24,6 +24,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,6 +87,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   /** Serialized batch bytes this session may have submitted but not yet answered. */
   private final long inFlightBytesMax;
   private final DataPlaneMetrics metrics;
+  /** The monotonic clock (nanoseconds) the batches' ack latency is measured on. */
+  private final LongSupplier nanoTime;
   /** Invariant: in arrival order; only the head may be answered. */
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   /** Invariant: the batches of {@code pending} not yet handed to the writer, in arrival order. */
@@ -108,13 +111,15 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * @param writers runs this session's writer task, which blocks on the group while a batch commits
    * @param inFlightBytesMax serialized batch bytes the session may have submitted but not yet answered
    * @param metrics where the session counts itself and its batches' outcomes
+   * @param nanoTime the monotonic clock, in nanoseconds, the batches' ack latency is measured on
    */
   public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
-      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics) {
+      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics, LongSupplier nanoTime) {
     this.out = out;
     this.router = router;
     this.writers = writers;
     this.inFlightBytesMax = inFlightBytesMax;
+    this.nanoTime = nanoTime;
     this.metrics = metrics;
     metrics.appendSessionOpened();
     out.disableAutoRequest();
@@ -219,7 +224,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
 
   private AppendSessionResponse writeOne(Pending batch) {
     AppendInput input = batch.input;
-    long sentNanos = System.nanoTime();
+    long sentNanos = nanoTime.getAsLong();
     ShardResult result;
     try {
       result = route.write(info -> AppendCommands.append(info.getStreamId(), input, presentedToken));
@@ -228,7 +233,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return answer(null, e);
     }
     if (result.hasAppendAck()) {
-      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, System.nanoTime() - sentNanos);
+      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, nanoTime.getAsLong() - sentNanos);
     } else if (result.hasError()) {
       metrics.appendRefused(result.getError());
     }
