@@ -18,14 +18,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -178,14 +177,8 @@ public final class ChaosCluster implements AutoCloseable {
   /** Deletes the node's data folder (the node must be down). */
   public void wipe(String id) throws IOException {
     LOG.info("nemesis: wipe the data folder of {}", id);
-    Path data = node(id).dir().resolve("data");
-    try (Stream<Path> files = Files.walk(data)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        if (!p.equals(data)) {
-          Files.delete(p);
-        }
-      }
-    }
+    // The folder itself stays, with the permissions openUp gave the container's user.
+    PathUtils.cleanDirectory(node(id).dir().resolve("data"));
   }
 
   /** Starts a stopped or killed node again and waits (bounded) until its gateway answers. */

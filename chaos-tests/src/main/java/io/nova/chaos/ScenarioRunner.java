@@ -25,7 +25,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,7 +106,9 @@ public final class ScenarioRunner {
   public Result run() throws Exception {
     long begin = System.nanoTime();
     Phases phases = new Phases();
-    deleteTree(dir);
+    if (Files.exists(dir)) {
+      PathUtils.deleteDirectory(dir);
+    }
     Files.createDirectories(dir);
     History history = new History();
     Verdict verdict;
@@ -159,7 +161,7 @@ public final class ScenarioRunner {
     if (verdict.ok() && !keepNodeData) {
       // A clean run's node folders (~1 GB of Raft logs and RocksDB files) explain nothing the history,
       // verdict and logs do not; a CI run of every scenario and seed would otherwise keep ~35 GB.
-      deleteTree(dir.resolve("nodes"));
+      PathUtils.deleteDirectory(dir.resolve("nodes"));
     }
     Files.writeString(dir.getParent().resolve("phases.txt"), scenario + " seed " + seed + ": " + r.phases() + "\n",
         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -447,16 +449,5 @@ public final class ScenarioRunner {
       finals.put(s.stream(), new Checker.FinalStream(byNode, tails, dense));
     }
     return finals;
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(root)) {
-      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -257,7 +257,8 @@ public final class NovaClient implements AutoCloseable {
         checkAddress(address);
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(heartbeat, "heartbeat");
-        if (heartbeat.toMillis() < 100 || heartbeat.toMillis() > 10_000) {
+        if (heartbeat.toMillis() < Limits.READ_SESSION_HEARTBEAT_MS_MIN
+                || heartbeat.toMillis() > Limits.READ_SESSION_HEARTBEAT_MS_MAX) {
             throw new IllegalArgumentException("heartbeat must be between 100 ms and 10 s, got " + heartbeat);
         }
         if (closed.get()) {

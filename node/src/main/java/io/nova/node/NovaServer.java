@@ -4,6 +4,7 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
@@ -20,6 +21,7 @@ import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
 import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -30,7 +32,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,22 +48,8 @@ public final class NovaServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(NovaServer.class);
 
-  /** Server threads serving RPCs; each blocked call holds one while its group answers. */
-  static final int RPC_THREADS_MAX = 64;
-  /** Calls waiting for a server thread before new ones are refused with RESOURCE_EXHAUSTED by gRPC. */
-  static final int RPC_QUEUE_MAX = 10_000;
-  static final long SHUTDOWN_GRACE_MS = 2_000;
-  /** Threads running the sessions' reply handling (their tasks never block). */
-  static final int SESSION_THREADS = 2;
-  /**
-   * Append sessions writing at the same moment (each writer blocks while its batch commits); further
-   * sessions with batches wait for a writer. Their queue is bounded by the sessions' in-flight limits.
-   */
-  static final int SESSION_WRITERS_MAX = 64;
-  /** The most frequent client keep-alive ping the gateway accepts, in seconds. */
-  static final int KEEPALIVE_PERMIT_SECS = 5;
-
   private final NodeConfig config;
+  private final NodeTuning tuning;
   private final NovaNode node;
   private final GroupClients groups;
   private final ExecutorService rpcExecutor;
@@ -71,10 +59,11 @@ public final class NovaServer implements AutoCloseable {
   private final Server grpc;
   private final HttpServer http;
 
-  private NovaServer(NodeConfig config, NovaNode node, GroupClients groups, PeerNodeInfo peerNodeInfo,
-      ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor, ExecutorService sessionWriters,
-      Server grpc, HttpServer http) {
+  private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
+      PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
+      ExecutorService sessionWriters, Server grpc, HttpServer http) {
     this.config = config;
+    this.tuning = tuning;
     this.node = node;
     this.groups = groups;
     this.peerNodeInfo = peerNodeInfo;
@@ -86,40 +75,63 @@ public final class NovaServer implements AutoCloseable {
   }
 
   /**
-   * Starts a node from its configuration; returns once the gateway listens (the node's groups may still
-   * be electing leaders: calls wait for them, bounded).
+   * Starts a node from its configuration with the default tuning; returns once the gateway listens (the
+   * node's groups may still be electing leaders: calls wait for them, bounded).
    *
    * @throws IOException when a port cannot be bound or the data folder cannot be used
    */
   public static NovaServer start(NodeConfig config) throws IOException {
+    return start(config, NodeTuning.defaults());
+  }
+
+  /**
+   * As {@link #start(NodeConfig, NodeTuning, Clock, LongSupplier)} with the system's clocks.
+   *
+   * @throws IOException when a port cannot be bound or the data folder cannot be used
+   */
+  public static NovaServer start(NodeConfig config, NodeTuning tuning) throws IOException {
+    return start(config, tuning, Clock.systemUTC(), System::nanoTime);
+  }
+
+  /**
+   * As {@link #start(NodeConfig)}, with the node's pools, queues, budgets and bounds from {@code tuning},
+   * and its time read from the clocks given (so a test can move them).
+   *
+   * @param clock the wall clock: arrival times stamped on appends, write deadlines carried in log entries
+   *     and checked at admission, read waits and session pacing; NTP-synchronised with the other nodes'
+   * @param nanoTime a monotonic clock in nanoseconds: a write's local deadlines and ack latencies
+   *     ({@code System::nanoTime} outside tests)
+   * @throws IOException when a port cannot be bound or the data folder cannot be used
+   */
+  public static NovaServer start(NodeConfig config, NodeTuning tuning, Clock clock, LongSupplier nanoTime)
+      throws IOException {
     try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
-      return startInScope(config);
+      return startInScope(config, tuning, clock, nanoTime);
     }
   }
 
-  private static NovaServer startInScope(NodeConfig config) throws IOException {
-    Clock clock = Clock.systemUTC();
-    NovaNode node = NovaNode.start(config, clock);
-    GroupClients groups = new GroupClients(node.layout());
+  private static NovaServer startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
+      LongSupplier nanoTime) throws IOException {
+    NovaNode node = NovaNode.start(config, tuning, clock);
+    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime);
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
     PeerNodeInfo peerNodeInfo = new PeerNodeInfo();
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
-    ExecutorService executor = rpcExecutor(config.nodeId());
-    ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId());
-    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer-" + config.nodeId(),
-        SESSION_WRITERS_MAX);
+    ExecutorService executor = rpcExecutor(config.nodeId(), tuning);
+    ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId(), tuning.sessionThreadsMax());
+    ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
-    DataPlane dataPlane = new DataPlane(router, clock, new DataPlaneMetrics(node.metrics().registry()));
+    DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()));
     ControlPlane controlPlane = new ControlPlane(router);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
         .executor(executor)
-        .maxInboundMessageSize(8 * 1024 * 1024)
+        .maxInboundMessageSize(tuning.grpcMessageBytesMax())
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
-        .permitKeepAliveTime(KEEPALIVE_PERMIT_SECS, TimeUnit.SECONDS)
+        .permitKeepAliveTime(tuning.clientKeepAliveMinMs(), TimeUnit.MILLISECONDS)
         .permitKeepAliveWithoutCalls(true)
-        .addService(new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, clock))
+        .addService(new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock))
         .addService(new ControlPlaneService(controlPlane, status::read, nodeInfo::read))
         .build();
     try {
@@ -134,7 +146,7 @@ public final class NovaServer implements AutoCloseable {
     HttpServer http;
     try {
       http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
-          config.nodeId(), dataPlane, controlPlane, node::readiness, clock,
+          config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
           List.of(new MetricsRoutes(node.metrics().exposition())));
     } catch (IOException e) {
       Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
@@ -143,7 +155,8 @@ public final class NovaServer implements AutoCloseable {
       throw e;
     }
     LOG.info("node {} serving the gRPC API on {} and the HTTP API on {}", config.nodeId(), api, httpAddress);
-    return new NovaServer(config, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters, grpc, http);
+    return new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters,
+        grpc, http);
   }
 
   /** Releases what a failed start had opened, in order. */
@@ -155,37 +168,25 @@ public final class NovaServer implements AutoCloseable {
 
   /** A pool whose threads log as {@code nodeId}'s. */
   private static ExecutorService pool(String nodeId, String name, int threads) {
-    AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(LogContext.forNode(nodeId, r), name + "-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        new LinkedBlockingQueue<>(), NodeThreads.forNode(nodeId, name));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }
 
   /** Session reply handling and pauses: short tasks that never block, so a few threads serve every session. */
-  private static ScheduledExecutorService sessionExecutor(String nodeId) {
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(SESSION_THREADS, r -> {
-      Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-session-" + nodeId + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+  private static ScheduledExecutorService sessionExecutor(String nodeId, int threads) {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads,
+        NodeThreads.forNode(nodeId, "nova-session"));
     executor.setRemoveOnCancelPolicy(true);
     return executor;
   }
 
-  private static ExecutorService rpcExecutor(String nodeId) {
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(RPC_THREADS_MAX, RPC_THREADS_MAX,
-        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(RPC_QUEUE_MAX), r -> {
-          Thread t = new Thread(LogContext.forNode(nodeId, r), "nova-rpc-" + nodeId + "-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+  /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */
+  private static ExecutorService rpcExecutor(String nodeId, NodeTuning tuning) {
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(tuning.rpcThreadsMax(), tuning.rpcThreadsMax(),
+        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(tuning.rpcQueuedCallsMax()),
+        NodeThreads.forNode(nodeId, "nova-rpc"));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }
@@ -238,7 +239,7 @@ public final class NovaServer implements AutoCloseable {
     http.close();
     grpc.shutdown();
     try {
-      if (!grpc.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {
+      if (!grpc.awaitTermination(tuning.grpcShutdownGraceMs(), TimeUnit.MILLISECONDS)) {
         grpc.shutdownNow();
       }
     } catch (InterruptedException e) {

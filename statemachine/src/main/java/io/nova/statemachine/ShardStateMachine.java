@@ -27,14 +27,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -77,9 +73,6 @@ import org.slf4j.LoggerFactory;
  * applied (committed) state; the {@link ShardSequencer} (the cursor) is guarded by its own monitor.
  */
 public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand> {
-  /** Threads answering woken long-polled reads, shared by every shard of the JVM (off the apply threads). */
-  static final int WAITER_ANSWER_THREADS = 4;
-  private static final Executor WAITER_ANSWERS = waiterAnswerExecutor();
   private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
 
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
@@ -87,24 +80,27 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   /** The assignment cursor; every call holds its monitor (admission, resets). */
   private final ShardSequencer sequencer = new ShardSequencer();
   private volatile ShardStore store;
-  private final ReadWaiters readWaiters = new ReadWaiters(WAITER_ANSWERS);
+  private final ReadWaiters readWaiters;
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param clock the source of arrival times stamped on appends, and the clock write deadlines are
    *     checked against at admission (NTP-synchronised with the gateways', see ADR 0010)
+   * @param readWaiters where this shard parks long-polled reads (its owner sizes it and its answer pool)
    */
-  public ShardStateMachine(Path storeDir, Clock clock) {
-    this(null, storeDir, clock);
+  public ShardStateMachine(Path storeDir, Clock clock, ReadWaiters readWaiters) {
+    this(null, storeDir, clock, readWaiters);
   }
 
   /**
    * @param groupName the group's name in log lines ({@code shard-3}); null for Ratis' group id
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
    * @param clock the source of arrival times stamped on appends
+   * @param readWaiters where this shard parks long-polled reads; one per shard
    */
-  public ShardStateMachine(String groupName, Path storeDir, Clock clock) {
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters) {
     super(groupName, storeDir, clock, ShardCommand.getDefaultInstance());
+    this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
   }
 
   /**
@@ -286,18 +282,5 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
 
   private static ShardQueryResult error(ErrorDetail error) {
     return ShardQueryResult.newBuilder().setError(error).build();
-  }
-
-  private static Executor waiterAnswerExecutor() {
-    AtomicInteger n = new AtomicInteger();
-    // Unbounded queue, but bounded in practice: only parked reads (ReadWaiters.WAITERS_MAX per shard) enter it.
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(WAITER_ANSWER_THREADS, WAITER_ANSWER_THREADS, 30,
-        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "nova-read-waiters-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    executor.allowCoreThreadTimeOut(true);
-    return executor;
   }
 }

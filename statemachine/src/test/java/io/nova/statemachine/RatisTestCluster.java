@@ -3,7 +3,6 @@ package io.nova.statemachine;
 import io.nova.statemachine.snapshot.SnapshotSettings;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -97,11 +97,7 @@ final class RatisTestCluster implements AutoCloseable {
 
   /** Deletes a stopped peer's whole directory: Raft log, snapshots and store. */
   void wipe(RaftPeerId id) throws IOException {
-    try (var walk = Files.walk(peerDir(id))) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    PathUtils.deleteDirectory(peerDir(id));
   }
 
   /** The snapshot area of a peer (Ratis' {@code sm} directory of the group). */

@@ -15,7 +15,11 @@ import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.internal.RatisMessages;
+import io.nova.statemachine.internal.ReadWaiters;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.ForkJoinPool;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
@@ -24,6 +28,11 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
 final class ShardCalls {
 
   private ShardCalls() {}
+
+  /** A shard replica of a test group, its parked reads answered on the common pool. */
+  static ShardStateMachine shard(Path storeDir, Clock clock) {
+    return new ShardStateMachine(storeDir, clock, new ReadWaiters(ForkJoinPool.commonPool(), 10_000));
+  }
 
   /** Writes {@code command}; the reply must be a success (the result may still carry an error). */
   static ShardResult write(RaftClient client, ShardCommand command) throws Exception {

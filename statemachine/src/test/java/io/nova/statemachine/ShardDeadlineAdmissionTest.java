@@ -31,7 +31,7 @@ class ShardDeadlineAdmissionTest {
   @Test
   void anExpiredEntryIsRefusedAtAdmissionAndChangesNothing() throws Exception {
     MutableClock clock = new MutableClock(START_MS);
-    try (RatisTestCluster cluster = new RatisTestCluster(dir, 3, storeDir -> new ShardStateMachine(storeDir, clock))) {
+    try (RatisTestCluster cluster = new RatisTestCluster(dir, 3, storeDir -> ShardCalls.shard(storeDir, clock))) {
       cluster.start(RaftStorage.StartupOption.FORMAT);
       try (RaftClient client = cluster.newClient()) {
         write(client, create(), 0);

@@ -43,7 +43,7 @@ class ShardSnapshotClusterTest {
   @Test
   void snapshotsPurgeTheLogAndCatchUpLaggingAndWipedFollowers() throws Exception {
     try (RatisTestCluster cluster = new RatisTestCluster(dir, 3,
-        storeDir -> new ShardStateMachine(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
+        storeDir -> ShardCalls.shard(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
       cluster.start(RaftStorage.StartupOption.FORMAT);
       cluster.awaitLeader();
       try (RaftClient client = cluster.newClient()) {
@@ -79,7 +79,7 @@ class ShardSnapshotClusterTest {
   @Test
   void restartOfEveryPeerAfterPurgesLosesNothingAndIgnoresDamagedSnapshots() throws Exception {
     try (RatisTestCluster cluster = new RatisTestCluster(dir, 3,
-        storeDir -> new ShardStateMachine(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
+        storeDir -> ShardCalls.shard(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
       cluster.start(RaftStorage.StartupOption.FORMAT);
       cluster.awaitLeader();
       List<SequencedRecord> written;

@@ -36,7 +36,7 @@ class ShardStateMachineClusterTest {
   @Test
   void admitsRefusesAndRecoversAcrossRestart() throws Exception {
     try (RatisTestCluster cluster = new RatisTestCluster(dir, 3,
-        storeDir -> new ShardStateMachine(storeDir, Clock.systemUTC()))) {
+        storeDir -> ShardCalls.shard(storeDir, Clock.systemUTC()))) {
       cluster.start(RaftStorage.StartupOption.FORMAT);
       cluster.awaitLeader();
       List<SequencedRecord> written;

@@ -1,13 +1,16 @@
 package io.nova.cluster.node;
 
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
+import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
@@ -15,16 +18,20 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
@@ -82,12 +89,16 @@ public final class NovaNode implements AutoCloseable {
   private final RaftServer server;
   private final Map<RaftGroupId, GroupSpec> groupsById;
   private final NodeMetrics metrics;
+  /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
+  private final ExecutorService waiterAnswers;
 
-  private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics) {
+  private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics,
+      ExecutorService waiterAnswers) {
     this.config = config;
     this.layout = layout;
     this.server = server;
     this.metrics = metrics;
+    this.waiterAnswers = waiterAnswers;
     this.groupsById = layout.allGroups().stream()
         .collect(Collectors.toUnmodifiableMap(g -> g.group().getGroupId(), Function.identity()));
   }
@@ -95,22 +106,33 @@ public final class NovaNode implements AutoCloseable {
   /**
    * Starts the Raft server and joins (or bootstraps) every group placed on this node.
    *
+   * @param tuning sizes the shards' parked reads ({@link NodeTuning#readWaitersMax()}) and the pool that
+   *     answers them
+   * @param clock the clock the state machines stamp arrival times with and check write deadlines against
    * @throws IOException when the data folder cannot be used or the Raft port cannot be bound
    */
-  public static NovaNode start(NodeConfig config, Clock clock) throws IOException {
+  public static NovaNode start(NodeConfig config, NodeTuning tuning, Clock clock) throws IOException {
     try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
-      return startInScope(config, clock);
+      ExecutorService waiterAnswers = waiterAnswers(config.nodeId(), tuning);
+      try {
+        return startInScope(config, tuning, clock, waiterAnswers);
+      } catch (IOException | RuntimeException e) {
+        waiterAnswers.shutdownNow();
+        throw e;
+      }
     }
   }
 
-  private static NovaNode startInScope(NodeConfig config, Clock clock) throws IOException {
+  private static NovaNode startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
+      ExecutorService waiterAnswers) throws IOException {
     ClusterLayout layout = new ClusterLayout(config);
     Path dataDir = config.dataDir().toAbsolutePath();
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
     Files.createDirectories(storeRoot(config));
     Map<RaftGroupId, GroupSpec> byId = layout.allGroups().stream()
         .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity()));
-    StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock);
+    StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
+        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()));
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, raftDir))
@@ -120,7 +142,7 @@ public final class NovaNode implements AutoCloseable {
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
         spec -> division(server, spec));
-    NovaNode node = new NovaNode(config, layout, server, metrics);
+    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers);
     try {
       node.joinMissingGroups();
     } catch (IOException | RuntimeException e) {
@@ -133,7 +155,7 @@ public final class NovaNode implements AutoCloseable {
   }
 
   private static StateMachine newStateMachine(
-      GroupSpec spec, NodeConfig config, Clock clock) {
+      GroupSpec spec, NodeConfig config, Clock clock, Supplier<ReadWaiters> readWaiters) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
@@ -141,7 +163,16 @@ public final class NovaNode implements AutoCloseable {
     Path dir = storeDir(config, spec);
     return spec.isMeta()
         ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock)
-        : new ShardStateMachine(spec.name(), dir, clock);
+        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get());
+  }
+
+  /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */
+  private static ExecutorService waiterAnswers(String nodeId, NodeTuning tuning) {
+    int threads = tuning.readWaiterAnswerThreadsMax();
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), NodeThreads.forNode(nodeId, "nova-read-waiters"));
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
   }
 
   private static Path storeRoot(NodeConfig config) {
@@ -283,20 +314,12 @@ public final class NovaNode implements AutoCloseable {
         throw new IOException("could not delete the closed replica of group " + spec.name() + ": "
             + removed.getException());
       }
-      deleteRecursively(storeDir(config, spec));
-    }
-    addLocally(spec);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
+      Path store = storeDir(config, spec);
+      if (Files.exists(store)) {
+        PathUtils.deleteDirectory(store);
       }
     }
+    addLocally(spec);
   }
 
   /** A failure and its causes on one line: Ratis' retry failures hide the leader's answer in the cause. */
@@ -417,5 +440,7 @@ public final class NovaNode implements AutoCloseable {
         LOG.warn("node {}: closing the Raft server failed: {}", config.nodeId(), e.toString());
       }
     }
+    // After the server: closing the shards answers their parked reads on this pool.
+    waiterAnswers.shutdown();
   }
 }

@@ -2,6 +2,7 @@ package io.nova.cluster.raft;
 
 import java.net.ConnectException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
@@ -68,7 +69,8 @@ public final class WriteRetryPolicy implements RetryPolicy {
     }
   }
 
-  private record Call(long deadlineNanos, Attempts attempts) {}
+  /** One write on its calling thread: its deadline, on the monotonic clock {@code nanoTime}. */
+  private record Call(long deadlineNanos, LongSupplier nanoTime, Attempts attempts) {}
 
   /**
    * Runs {@code write} on this thread with no resubmission starting after {@code deadlineNanos}
@@ -84,8 +86,17 @@ public final class WriteRetryPolicy implements RetryPolicy {
    */
   public static <T, E extends Exception> T withDeadline(long deadlineNanos, Attempts attempts, Write<T, E> write)
       throws E {
+    return withDeadline(deadlineNanos, System::nanoTime, attempts, write);
+  }
+
+  /**
+   * As {@link #withDeadline(long, Attempts, Write)}, with {@code deadlineNanos} a reading of
+   * {@code nanoTime} (a monotonic clock in nanoseconds; {@code System::nanoTime} outside tests).
+   */
+  public static <T, E extends Exception> T withDeadline(long deadlineNanos, LongSupplier nanoTime,
+      Attempts attempts, Write<T, E> write) throws E {
     Call previous = CALL.get();
-    CALL.set(new Call(deadlineNanos, attempts));
+    CALL.set(new Call(deadlineNanos, nanoTime, attempts));
     try {
       return write.send();
     } finally {
@@ -107,7 +118,7 @@ public final class WriteRetryPolicy implements RetryPolicy {
   }
 
   private static boolean pastDeadlineAfter(Call call, long sleepNanos) {
-    return call != null && System.nanoTime() + sleepNanos - call.deadlineNanos() >= 0;
+    return call != null && call.nanoTime().getAsLong() + sleepNanos - call.deadlineNanos() >= 0;
   }
 
   /**

@@ -1,10 +1,10 @@
 package io.nova.gateway.dataplane;
 
+import io.nova.gateway.commands.AppendCommands;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.AppendCommand;
 import io.nova.proto.internal.FenceCommand;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardCommand;
@@ -26,6 +26,7 @@ import io.nova.proto.v1.ReadStart;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import java.time.Clock;
+import java.util.function.LongSupplier;
 
 /**
  * The data plane, independent of any transport (the gRPC service and other front doors adapt it):
@@ -42,17 +43,29 @@ public final class DataPlane {
 
   private final StreamRouter router;
   private final Clock clock;
+  private final LongSupplier nanoTime;
   private final DataPlaneMetrics metrics;
 
-  /** @param metrics this node's data-plane instruments, which every call counts its outcome in */
-  public DataPlane(StreamRouter router, Clock clock, DataPlaneMetrics metrics) {
+  /**
+   * @param clock the clock a read's wait is measured on
+   * @param nanoTime the monotonic clock, in nanoseconds, an append's ack latency is measured on
+   *     ({@code System::nanoTime} outside tests); the sessions measure theirs on it too
+   * @param metrics this node's data-plane instruments, which every call counts its outcome in
+   */
+  public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics) {
     this.router = router;
     this.clock = clock;
+    this.nanoTime = nanoTime;
     this.metrics = metrics;
   }
 
   public StreamRouter router() {
     return router;
+  }
+
+  /** The monotonic clock (nanoseconds) ack latencies are measured on; the sessions use it too. */
+  public LongSupplier nanoTime() {
+    return nanoTime;
   }
 
   /** The instruments this data plane counts in; the sessions count in the same ones. */
@@ -64,19 +77,20 @@ public final class DataPlane {
   public AppendResponse append(AppendRequest request) {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     AppendInput input = request.getInput();
-    RequestChecks.appendInput(input);
-    long sentNanos = System.nanoTime();
+    long meteredBytes = RequestChecks.appendInput(input);
+    long sentNanos = nanoTime.getAsLong();
     ShardResult result;
     try {
-      result = router.write(request.getBasin(), request.getStream(), info ->
-          ShardCommand.newBuilder().setAppend(appendCommand(info.getStreamId(), input)).build());
+      String token = input.hasFencingToken() ? input.getFencingToken() : null;
+      result = router.write(request.getBasin(), request.getStream(),
+          info -> AppendCommands.append(info.getStreamId(), input, token));
     } catch (GatewayException e) {
       metrics.appendRefused(e.detail());
       throw e;
     }
     return switch (result.getKindCase()) {
       case APPEND_ACK -> {
-        metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+        metrics.appendAcked(input.getRecordsCount(), meteredBytes, nanoTime.getAsLong() - sentNanos);
         yield AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
       }
       case ERROR -> {
@@ -85,19 +99,6 @@ public final class DataPlane {
       }
       default -> throw unexpected("Append", result.getKindCase());
     };
-  }
-
-  static AppendCommand appendCommand(long streamId, AppendInput input) {
-    AppendCommand.Builder b = AppendCommand.newBuilder()
-        .setStreamId(streamId)
-        .addAllRecords(input.getRecordsList());
-    if (input.hasMatchSeqNum()) {
-      b.setMatchSeqNum(input.getMatchSeqNum());
-    }
-    if (input.hasFencingToken()) {
-      b.setFencingToken(input.getFencingToken());
-    }
-    return b.build();
   }
 
   /**

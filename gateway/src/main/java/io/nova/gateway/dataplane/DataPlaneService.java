@@ -2,6 +2,7 @@ package io.nova.gateway.dataplane;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.errors.UnaryCalls;
 import io.nova.gateway.session.AppendSessionCall;
 import io.nova.gateway.session.ReadSessionCall;
@@ -27,25 +28,30 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The gRPC face of the {@link DataPlane}. Each unary handler blocks one server thread; the sessions
  * ({@link AppendSessionCall}, {@link ReadSessionCall}) block none (an append session's writes block
- * a thread of the session writers while a batch commits).
+ * a thread of the session writers while a batch commits, as does a read session re-resolving its
+ * stream). Every call reaches its stream through the data plane's {@code StreamRouter}.
  */
 public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
 
   private final DataPlane dataPlane;
   private final ScheduledExecutorService sessions;
   private final Executor sessionWriters;
+  private final NodeTuning tuning;
   private final Clock clock;
 
   /**
    * @param sessions runs the read sessions' reply handling and pauses (short, non-blocking tasks)
-   * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits)
+   * @param sessionWriters runs the append sessions' writer tasks (they block while a batch commits) and
+   *     the read sessions' re-resolutions (they block on the meta group)
+   * @param tuning the sessions' in-flight window and default heartbeat
    * @param clock the clock of the read sessions' heartbeat pacing
    */
   public DataPlaneService(DataPlane dataPlane, ScheduledExecutorService sessions, Executor sessionWriters,
-      Clock clock) {
+      NodeTuning tuning, Clock clock) {
     this.dataPlane = dataPlane;
     this.sessions = sessions;
     this.sessionWriters = sessionWriters;
+    this.tuning = tuning;
     this.clock = clock;
   }
 
@@ -79,13 +85,14 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public StreamObserver<AppendSessionRequest> appendSession(
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessionWriters, dataPlane.metrics());
+        dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics(),
+        dataPlane.nanoTime());
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
-        dataPlane.router().groups(), dataPlane.router().directory(), sessions, clock::millis,
-        dataPlane.metrics());
+        dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics(),
+        tuning.readSessionHeartbeatDefaultMs());
   }
 }

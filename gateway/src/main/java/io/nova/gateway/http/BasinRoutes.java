@@ -16,9 +16,12 @@ import java.util.Set;
 final class BasinRoutes implements HttpRoutes {
 
   private final ControlPlane control;
+  private final int bodyBytesMax;
 
-  BasinRoutes(ControlPlane control) {
+  /** @param bodyBytesMax the largest request body read, in bytes (413 beyond) */
+  BasinRoutes(ControlPlane control, int bodyBytesMax) {
     this.control = control;
+    this.bodyBytesMax = bodyBytesMax;
   }
 
   @Override
@@ -30,7 +33,7 @@ final class BasinRoutes implements HttpRoutes {
   }
 
   private void create(Context ctx) {
-    byte[] body = RequestBodies.read(ctx);
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     String basin = Json.parse(body, RequestBodies.CreateBasin.class).checkedBasin();
     var created = control.createBasin(CreateBasinRequest.newBuilder().setBasin(basin).build());

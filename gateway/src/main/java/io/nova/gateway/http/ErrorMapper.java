@@ -73,26 +73,26 @@ final class ErrorMapper {
   }
 
   /** The HTTP error for one of Javalin's own answers (no route, wrong method, body too large). */
-  static ApiError fromJavalin(HttpResponseException e, Context ctx) {
+  static ApiError fromJavalin(HttpResponseException e, Context ctx, int bodyBytesMax) {
     Map<String, Object> f = new LinkedHashMap<>();
     return switch (e.getStatus()) {
       case 404 -> error(404, "unknown_route", "no resource at " + ctx.method() + " " + ctx.path()
           + "; see GET /v1/openapi.json for the API", f);
       case 405 -> error(405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()
           + "; see GET /v1/openapi.json for the methods each path takes", f);
-      case 413 -> payloadTooLarge();
+      case 413 -> payloadTooLarge(bodyBytesMax);
       default -> e.getStatus() >= 500
           ? error(500, "internal", "the HTTP server failed: " + e.getMessage(), f)
           : error(e.getStatus(), "bad_request", e.getMessage(), f);
     };
   }
 
-  /** The 413 for a request body over {@link HttpServer#REQUEST_BODY_BYTES_MAX}. */
-  static ApiError payloadTooLarge() {
+  /** The 413 for a request body over {@code bodyBytesMax} bytes ({@code NodeTuning.httpRequestBodyBytesMax}). */
+  static ApiError payloadTooLarge(int bodyBytesMax) {
     Map<String, Object> f = new LinkedHashMap<>();
-    f.put("limit", "<= " + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes");
+    f.put("limit", "<= " + bodyBytesMax + " bytes");
     return error(413, "payload_too_large", "the request body is larger than "
-        + HttpServer.REQUEST_BODY_BYTES_MAX + " bytes; send smaller batches", f);
+        + bodyBytesMax + " bytes; send smaller batches", f);
   }
 
   /** The 405 for {@code HEAD}, which no route of the API takes. */

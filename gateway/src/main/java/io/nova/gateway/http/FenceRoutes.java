@@ -17,9 +17,12 @@ final class FenceRoutes implements HttpRoutes {
   static final String FENCE = StreamRoutes.STREAM + "/fence";
 
   private final DataPlane data;
+  private final int bodyBytesMax;
 
-  FenceRoutes(DataPlane data) {
+  /** @param bodyBytesMax the largest request body read, in bytes (413 beyond) */
+  FenceRoutes(DataPlane data, int bodyBytesMax) {
     this.data = data;
+    this.bodyBytesMax = bodyBytesMax;
   }
 
   @Override
@@ -29,7 +32,7 @@ final class FenceRoutes implements HttpRoutes {
   }
 
   private void fence(Context ctx) {
-    byte[] body = RequestBodies.read(ctx);
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     String token = Json.parse(body, RequestBodies.Fence.class).checkedToken();
     var response = data.fence(FenceRequest.newBuilder()

@@ -3,6 +3,7 @@ package io.nova.gateway.http;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.node.Readiness;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.dataplane.DataPlane;
@@ -25,31 +26,16 @@ import org.slf4j.LoggerFactory;
  * Jetty (docs/adr/0007-http-server.md), adapting the same {@link DataPlane} and {@link ControlPlane} the
  * gRPC services use, plus {@code /health} and {@code /ready}.
  *
- * <p>Bounds: {@value #THREADS_MAX} request threads (a blocked call, such as a read waiting for a record,
- * holds one); at most {@value #CONNECTIONS_MAX} open connections (further ones wait in the accept
- * backlog), which with HTTP/1.1's one request at a time per connection bounds the requests queued for a
- * thread; request bodies of at most
- * {@value #REQUEST_BODY_BYTES_MAX} bytes (413 beyond); {@value SseSessions#SESSIONS_MAX} SSE sessions on
- * their own threads (429 beyond). Errors are answered by {@link ErrorMapper} only. Thread-safe;
+ * <p>Bounds, from the node's {@link NodeTuning} ({@code http*} and {@code sse*} keys): request threads (a
+ * blocked call, such as a read waiting for a record, holds one); open connections (further ones wait in
+ * the accept backlog), which with HTTP/1.1's one request at a time per connection bounds the requests
+ * queued for a thread; the request body's size (413 beyond); SSE sessions on their own threads (429
+ * beyond). Errors are answered by {@link ErrorMapper} only. Thread-safe;
  * {@link #close()} ends SSE sessions, then stops the server.
  */
 public final class HttpServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
-
-  /** Largest request body, in bytes: a 1 MiB batch even in base64 or escaped JSON fits. */
-  public static final int REQUEST_BODY_BYTES_MAX = 8 << 20;
-  /** Request threads; each blocked call (an append committing, a read waiting) holds one. */
-  static final int THREADS_MAX = 128;
-  static final int THREADS_MIN = 4;
-  /** Open client connections; the next one is accepted when one closes. */
-  static final int CONNECTIONS_MAX = 1_000;
-  static final int THREAD_IDLE_MS = 60_000;
-  /**
-   * How long a connection may be silent, in ms: above the longest read wait (60 s) so a long poll is
-   * never cut, while SSE sessions write at least every heartbeat (at most 10 s).
-   */
-  static final long CONNECTION_IDLE_MS = 90_000;
 
   private final Javalin app;
   private final ServerConnector connector;
@@ -64,25 +50,29 @@ public final class HttpServer implements AutoCloseable {
   /**
    * Starts serving on {@code bindHost:port}.
    *
+   * @param tuning the server's threads, connections, body limit and SSE sessions
    * @param extra further route groups (e.g. metrics) mounted beside the API
    * @throws IOException when the port cannot be bound
    */
   public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
-      Supplier<Readiness> readiness, Clock clock, List<HttpRoutes> extra) throws IOException {
-    SseSessions sessions = new SseSessions(data, clock, nodeId);
-    List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control), new StreamRoutes(control),
-        new RecordRoutes(data, sessions), new FenceRoutes(data), new HealthRoutes(nodeId, readiness),
-        new OpenApiRoutes()));
+      Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra) throws IOException {
+    SseSessions sessions = new SseSessions(data, clock, nodeId, tuning);
+    int bodyBytesMax = tuning.httpRequestBodyBytesMax();
+    List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control, bodyBytesMax),
+        new StreamRoutes(control, bodyBytesMax),
+        new RecordRoutes(data, sessions, bodyBytesMax, tuning.readSessionHeartbeatDefaultMs()),
+        new FenceRoutes(data, bodyBytesMax), new HealthRoutes(nodeId, readiness), new OpenApiRoutes()));
     groups.addAll(extra);
     ServerConnector[] connector = new ServerConnector[1];
     // Jetty wants its job queue unbounded; the connection limit below bounds what can wait in it.
-    QueuedThreadPool threads = new QueuedThreadPool(THREADS_MAX, THREADS_MIN, THREAD_IDLE_MS);
+    QueuedThreadPool threads = new QueuedThreadPool(tuning.httpThreadsMax(), tuning.httpThreadsMin(),
+        tuning.httpThreadIdleMs());
     threads.setName("nova-http-" + nodeId);
     threads.setDaemon(true);
     Javalin app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.startup.showOldJavalinVersionWarning = false;
-      config.http.maxRequestSize = REQUEST_BODY_BYTES_MAX;
+      config.http.maxRequestSize = bodyBytesMax;
       config.http.prefer405over404 = true;
       config.http.asyncTimeout = 0;
       config.jetty.threadPool = threads;
@@ -92,12 +82,12 @@ public final class HttpServer implements AutoCloseable {
         ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(httpConfig));
         c.setHost(bindHost);
         c.setPort(port);
-        c.setIdleTimeout(CONNECTION_IDLE_MS);
-        server.addBean(new NetworkConnectionLimit(CONNECTIONS_MAX, c));
+        c.setIdleTimeout(tuning.httpConnectionIdleMs());
+        server.addBean(new NetworkConnectionLimit(tuning.httpConnectionsMax(), c));
         connector[0] = c;
         return c;
       });
-      registerErrors(config.routes);
+      registerErrors(config.routes, bodyBytesMax);
       groups.forEach(g -> g.register(config.routes));
     });
     try {
@@ -110,7 +100,7 @@ public final class HttpServer implements AutoCloseable {
     return new HttpServer(app, connector[0], sessions);
   }
 
-  private static void registerErrors(io.javalin.config.RoutesConfig routes) {
+  private static void registerErrors(io.javalin.config.RoutesConfig routes, int bodyBytesMax) {
     // HEAD is not part of the API: answering it without running the GET would claim resources exist.
     routes.before(ctx -> {
       if (HandlerType.HEAD.equals(ctx.method())) {
@@ -119,7 +109,8 @@ public final class HttpServer implements AutoCloseable {
     });
     routes.exception(ApiError.class, (e, ctx) -> ErrorMapper.write(ctx, e));
     routes.exception(GatewayException.class, (e, ctx) -> ErrorMapper.write(ctx, ErrorMapper.fromDetail(e.detail())));
-    routes.exception(HttpResponseException.class, (e, ctx) -> ErrorMapper.write(ctx, ErrorMapper.fromJavalin(e, ctx)));
+    routes.exception(HttpResponseException.class,
+        (e, ctx) -> ErrorMapper.write(ctx, ErrorMapper.fromJavalin(e, ctx, bodyBytesMax)));
     routes.exception(UncheckedIOException.class, (e, ctx) ->
         LOG.debug("{} {}: the client went away: {}", ctx.method(), ctx.path(), e.getMessage()));
     routes.exception(Exception.class, (e, ctx) -> {
@@ -150,7 +141,7 @@ public final class HttpServer implements AutoCloseable {
     return connector.getLocalPort();
   }
 
-  /** SSE read sessions open now (each holds one of {@value SseSessions#SESSIONS_MAX} session threads). */
+  /** SSE read sessions open now (each holds one of {@link NodeTuning#sseSessionsMax()} session threads). */
   public int sseSessionsOpen() {
     return sessions.open();
   }

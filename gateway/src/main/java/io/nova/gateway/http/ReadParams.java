@@ -1,11 +1,11 @@
 package io.nova.gateway.http;
 
 import io.javalin.http.Context;
-import io.nova.gateway.session.ReadSessionCall;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadStart;
+import io.nova.protocol.limits.Limits;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,8 +38,10 @@ record ReadParams(ReadRequest request, int heartbeatMs) {
   /**
    * Parses an SSE read session. A {@value #LAST_EVENT_ID} header (sent by a reconnecting EventSource)
    * overrides the start: the session resumes at that seq_num + 1, without clamping.
+   *
+   * @param heartbeatDefaultMs the heartbeat when the request names none, in ms
    */
-  static ReadParams session(Context ctx, String basin, String stream) {
+  static ReadParams session(Context ctx, String basin, String stream, int heartbeatDefaultMs) {
     QueryParams q = QueryParams.of(ctx, SESSION);
     ReadRequest.Builder b = common(q, basin, stream);
     String lastEventId = ctx.header(LAST_EVENT_ID);
@@ -47,8 +49,8 @@ record ReadParams(ReadRequest request, int heartbeatMs) {
       long last = lastEventId(lastEventId);
       b.setStart(ReadStart.newBuilder().setSeqNum(last + 1)).setClamp(false);
     }
-    int heartbeatMs = q.intInRange("heartbeat_ms", ReadSessionCall.HEARTBEAT_MS_MIN,
-        ReadSessionCall.HEARTBEAT_MS_MAX).orElse(ReadSessionCall.HEARTBEAT_MS_DEFAULT);
+    int heartbeatMs = q.intInRange("heartbeat_ms", Limits.READ_SESSION_HEARTBEAT_MS_MIN,
+        Limits.READ_SESSION_HEARTBEAT_MS_MAX).orElse(heartbeatDefaultMs);
     ReadRequest request = b.build();
     if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
         || (request.getLimit().hasBytes() && request.getLimit().getBytes() == 0)) {

@@ -18,10 +18,18 @@ final class RecordRoutes implements HttpRoutes {
 
   private final DataPlane data;
   private final SseSessions sessions;
+  private final int bodyBytesMax;
+  private final int heartbeatDefaultMs;
 
-  RecordRoutes(DataPlane data, SseSessions sessions) {
+  /**
+   * @param bodyBytesMax the largest request body read, in bytes (413 beyond)
+   * @param heartbeatDefaultMs an SSE session's heartbeat when the request asks for none, in ms
+   */
+  RecordRoutes(DataPlane data, SseSessions sessions, int bodyBytesMax, int heartbeatDefaultMs) {
     this.data = data;
     this.sessions = sessions;
+    this.bodyBytesMax = bodyBytesMax;
+    this.heartbeatDefaultMs = heartbeatDefaultMs;
   }
 
   @Override
@@ -32,7 +40,7 @@ final class RecordRoutes implements HttpRoutes {
   }
 
   private void append(Context ctx) {
-    byte[] body = RequestBodies.read(ctx);
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of(BodyEncoding.QUERY_PARAM));
     BodyEncoding encoding = BodyEncoding.of(ctx);
     RequestBodies.Append batch = Json.parse(body, RequestBodies.Append.class);
@@ -49,7 +57,7 @@ final class RecordRoutes implements HttpRoutes {
     String stream = ctx.pathParam("stream");
     BodyEncoding encoding = BodyEncoding.of(ctx);
     if (ReadParams.wantsEvents(ctx)) {
-      sessions.open(ctx, ReadParams.session(ctx, basin, stream), encoding);
+      sessions.open(ctx, ReadParams.session(ctx, basin, stream, heartbeatDefaultMs), encoding);
       return;
     }
     ReadRequest request = ReadParams.oneShot(ctx, basin, stream).request();

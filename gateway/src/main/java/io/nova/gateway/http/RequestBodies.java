@@ -19,20 +19,19 @@ final class RequestBodies {
   private RequestBodies() {}
 
   /**
-   * The request body's bytes, at most {@link HttpServer#REQUEST_BODY_BYTES_MAX}. Read here rather than
-   * with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is a client
-   * error, answered 413 and logged at DEBUG like every other (docs/operations.md).
+   * The request body's bytes, at most {@code max} ({@code NodeTuning.httpRequestBodyBytesMax}). Read here
+   * rather than with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is
+   * a client error, answered 413 and logged at DEBUG like every other (docs/operations.md).
    *
    * @throws ApiError 413 {@code payload_too_large} when the body is larger
    */
-  static byte[] read(Context ctx) {
-    int max = HttpServer.REQUEST_BODY_BYTES_MAX;
+  static byte[] read(Context ctx, int max) {
     // Read up to the limit even when Content-Length already says too much: answering before the client
     // has sent its body makes it see a reset connection (broken pipe) instead of the 413.
     try {
       byte[] body = ctx.req().getInputStream().readNBytes(max + 1);
       if (body.length > max) {
-        throw ErrorMapper.payloadTooLarge();
+        throw ErrorMapper.payloadTooLarge(max);
       }
       return body;
     } catch (IOException e) {

@@ -2,8 +2,10 @@ package io.nova.gateway.http;
 
 import io.nova.protocol.limits.Metering;
 import io.javalin.http.sse.SseClient;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.StreamRoute;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.session.ReadQueries;
 import io.nova.proto.internal.ReadQuery;
@@ -32,13 +34,14 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code heartbeat}: {@code {"tail": ...}} after an idle heartbeat interval;
  *   <li>{@code end}: {@code {"tail": ...}} when the count or bytes limit is spent or {@code until} reached;
  *   <li>{@code error}: {@code {"code", "message", ...}} as an HTTP error body, with
- *       {@code retry: }{@value #RECONNECT_MS} (an EventSource reconnects that many ms later), then the
+ *       {@code retry: }{@link NodeTuning#sseReconnectMs()} (an EventSource reconnects that many ms later), then the
  *       stream closes.
  * </ul>
  *
- * <p>Leader changes are followed by the group client (the same path as a one-shot read); while the
+ * <p>The session reads through one {@code StreamRoute}, opened by its first read, as a gRPC read session
+ * does. Leader changes are followed by the group client (the same path as a one-shot read); while the
  * stream's group has no leader the session retries, sending heartbeat comments, for at most
- * {@value #UNAVAILABLE_BUDGET_MS} ms before it ends with an {@code error} event. The first read is no
+ * {@link NodeTuning#sseUnavailableBudgetMs()} before it ends with an {@code error} event. The first read is no
  * exception: a session opened during an election starts without its answer and makes it in this loop. A relative start is
  * pinned to a seq_num by the first answer, so no record is skipped or repeated. Runs on one thread
  * until the client disconnects (noticed at the next write), a limit ends it, or the node stops
@@ -46,22 +49,23 @@ import org.slf4j.LoggerFactory;
  */
 final class SseReadSession implements Runnable {
 
-  /** How long a session keeps retrying while the stream's group cannot serve reads, in ms. */
-  static final long UNAVAILABLE_BUDGET_MS = 30_000;
-  /** The pause between retries while unavailable, and after a read that returned at once, in ms. */
-  static final long PAUSE_MS = 100;
-  /** The reconnection delay an {@code error} event asks of an EventSource ({@code retry:}), in ms. */
-  static final long RECONNECT_MS = 1_000;
-
   private static final Logger LOG = LoggerFactory.getLogger(SseReadSession.class);
 
   private final SseClient client;
   private final StreamRouter router;
+  /** The session's way to its stream's shard; null until a read could resolve the placement. */
+  private StreamRoute route;
   private final DataPlaneMetrics metrics;
   private final ReadRequest request;
   private final int heartbeatMs;
   private final BodyEncoding encoding;
   private final Clock clock;
+  /** How long the session keeps retrying while its stream's group cannot serve reads, in ms. */
+  private final long unavailableBudgetMs;
+  /** The pause between retries while unavailable, and after a read that returned at once, in ms. */
+  private final long pauseMs;
+  /** The reconnection delay an {@code error} event asks of an EventSource ({@code retry:}), in ms. */
+  private final long reconnectMs;
   private final Runnable onEnd;
   /**
    * The answer to the session's first read, made (and validated) before the event stream started; null
@@ -75,7 +79,7 @@ final class SseReadSession implements Runnable {
   private long lastSentMs;
 
   SseReadSession(SseClient client, StreamRouter router, DataPlaneMetrics metrics, ReadParams params,
-      ReadResponse first, BodyEncoding encoding, Clock clock, Runnable onEnd) {
+      ReadResponse first, BodyEncoding encoding, Clock clock, NodeTuning tuning, Runnable onEnd) {
     this.client = client;
     this.first = first;
     this.router = router;
@@ -84,6 +88,9 @@ final class SseReadSession implements Runnable {
     this.heartbeatMs = params.heartbeatMs();
     this.encoding = encoding;
     this.clock = clock;
+    this.unavailableBudgetMs = tuning.sseUnavailableBudgetMs();
+    this.pauseMs = tuning.ssePauseMs();
+    this.reconnectMs = tuning.sseReconnectMs();
     this.onEnd = onEnd;
     ReadLimit limit = request.getLimit();
     this.countLeft = limit.hasCount() ? limit.getCount() : Long.MAX_VALUE;
@@ -127,7 +134,7 @@ final class SseReadSession implements Runnable {
           return;
         }
         unavailableSinceMs = unavailableSinceMs < 0 ? askedAtMs : unavailableSinceMs;
-        if (clock.millis() - unavailableSinceMs > UNAVAILABLE_BUDGET_MS) {
+        if (clock.millis() - unavailableSinceMs > unavailableBudgetMs) {
           sendError(e.detail());
           return;
         }
@@ -135,7 +142,7 @@ final class SseReadSession implements Runnable {
           client.sendComment("waiting for the stream's group to serve reads");
           lastSentMs = clock.millis();
         }
-        Thread.sleep(PAUSE_MS);
+        Thread.sleep(pauseMs);
         continue;
       }
       if (!handle(read, askedAtMs)) {
@@ -170,20 +177,22 @@ final class SseReadSession implements Runnable {
       nextSeqNum = tailSeqNum;
     }
     long now = clock.millis();
-    if (now - lastSentMs >= heartbeatMs - PAUSE_MS) {
+    if (now - lastSentMs >= heartbeatMs - pauseMs) {
       client.sendEvent("heartbeat", Json.line(JsonViews.tail(read.getTail())));
       lastSentMs = now;
     }
-    if (now - askedAtMs < heartbeatMs - PAUSE_MS) {
+    if (now - askedAtMs < heartbeatMs - pauseMs) {
       // The shard answered without parking (overloaded, or a leader change): do not spin.
-      Thread.sleep(PAUSE_MS);
+      Thread.sleep(pauseMs);
     }
     return true;
   }
 
   private ReadResponse readOnce() {
-    ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
-        ShardQuery.newBuilder().setRead(query(info.getStreamId())).build());
+    if (route == null) {
+      route = router.open(request.getBasin(), request.getStream());
+    }
+    ShardQueryResult result = route.query(info -> ShardQuery.newBuilder().setRead(query(info.getStreamId())).build());
     if (result.hasError()) {
       throw new GatewayException(result.getError());
     }
@@ -212,7 +221,7 @@ final class SseReadSession implements Runnable {
     body.putAll(error.fields());
     try {
       // Javalin's SseClient writes no retry field; it joins the event's lines that sendEvent writes next.
-      client.ctx().res().getOutputStream().print("retry: " + RECONNECT_MS + "\n");
+      client.ctx().res().getOutputStream().print("retry: " + reconnectMs + "\n");
     } catch (IOException e) {
       return; // The client went away.
     }

@@ -2,6 +2,7 @@ package io.nova.gateway.http;
 
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
@@ -10,6 +11,7 @@ import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.protocol.errors.Errors;
+import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -19,10 +21,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The SSE read sessions of one node: at most {@value #SESSIONS_MAX} at a time, each served by its own
+ * The SSE read sessions of one node: at most {@code sseSessionsMax} ({@link NodeTuning}) at a time, each served by its own
  * thread (a blocking loop of long-polled reads, see {@link SseReadSession}) so the HTTP server's pool is
  * never held by a tailing client. A session beyond the bound is refused with 429 before anything is
  * streamed. {@link #close()} ends every session. Thread-safe.
@@ -37,45 +38,41 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SseSessions implements AutoCloseable {
 
   static final String CONTENT_TYPE = "text/event-stream";
-  /** SSE sessions served at once per node. */
-  static final int SESSIONS_MAX = 256;
-  static final long SHUTDOWN_GRACE_MS = 2_000;
-  /**
-   * How long opening a session waits for the meta group (electing a leader) to say whether the stream
-   * exists, in ms. Past it the session opens anyway; a stream that turns out not to exist then ends it
-   * with an {@code error} event ({@code not_found}).
-   */
-  static final long RESOLVE_BUDGET_MS = 10_000;
 
   private final DataPlane data;
   private final StreamRouter router;
   private final DataPlaneMetrics metrics;
   private final Clock clock;
-  private final Semaphore permits = new Semaphore(SESSIONS_MAX);
+  /** The sessions' budgets and pauses: the {@code sse*} keys. */
+  private final NodeTuning tuning;
+  private final int sessionsMax;
+  private final Semaphore permits;
   private final ExecutorService threads;
 
-  /** @param data whose router serves the reads and whose metrics count sessions (as gRPC read sessions) */
-  SseSessions(DataPlane data, Clock clock, String nodeId) {
+  /**
+   * @param data whose router serves the reads and whose metrics count sessions (as gRPC read sessions)
+   * @param tuning the session bound ({@link NodeTuning#sseSessionsMax()}) and every session's budgets
+   */
+  SseSessions(DataPlane data, Clock clock, String nodeId, NodeTuning tuning) {
     this.data = data;
     this.router = data.router();
     this.metrics = data.metrics();
     this.clock = clock;
-    AtomicInteger n = new AtomicInteger();
+    this.tuning = tuning;
+    this.sessionsMax = tuning.sseSessionsMax();
+    this.permits = new Semaphore(sessionsMax);
     // The semaphore bounds the sessions; the pool only names and reuses their threads.
-    this.threads = new ThreadPoolExecutor(0, SESSIONS_MAX, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "nova-http-sse-" + nodeId + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads = new ThreadPoolExecutor(0, sessionsMax, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        NodeThreads.forNode(nodeId, "nova-http-sse"));
   }
 
   /**
    * Checks {@code params}, establishes that the stream exists, tries the first read, then turns
    * {@code ctx} into an event stream serving the session. Blocks the calling thread for that read, and
-   * while the meta group cannot answer for up to {@value #RESOLVE_BUDGET_MS} ms. From the moment the
+   * while the meta group cannot answer for up to {@link NodeTuning#sseResolveBudgetMs()}. From the moment the
    * event stream starts, errors travel as {@code error} events.
    *
-   * @throws ApiError 429 {@code resource_exhausted} when {@value #SESSIONS_MAX} sessions are open
+   * @throws ApiError 429 {@code resource_exhausted} when {@link NodeTuning#sseSessionsMax()} sessions are open
    * @throws GatewayException INVALID_ARGUMENT for a bad name or start (past the tail); NOT_FOUND when
    *     the basin or stream does not exist
    */
@@ -100,12 +97,13 @@ final class SseSessions implements AutoCloseable {
 
   /**
    * Resolves the stream's placement, retrying while the meta group is unavailable; false when it
-   * stayed unavailable for {@value #RESOLVE_BUDGET_MS} ms.
+   * stayed unavailable for {@link NodeTuning#sseResolveBudgetMs()}: past it the session opens anyway, and
+   * a stream that turns out not to exist then ends it with an {@code error} event ({@code not_found}).
    *
    * @throws GatewayException NOT_FOUND (or any error but UNAVAILABLE) from the meta group
    */
   private boolean awaitPlacement(String basin, String stream) {
-    long deadlineMs = clock.millis() + RESOLVE_BUDGET_MS;
+    long deadlineMs = clock.millis() + tuning.sseResolveBudgetMs();
     while (true) {
       try {
         router.directory().resolve(basin, stream);
@@ -119,7 +117,7 @@ final class SseSessions implements AutoCloseable {
         return false;
       }
       try {
-        Thread.sleep(SseReadSession.PAUSE_MS);
+        Thread.sleep(tuning.ssePauseMs());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new GatewayException(Errors.unavailable(false, "the node is stopping; retry on another node"));
@@ -133,8 +131,8 @@ final class SseSessions implements AutoCloseable {
    */
   private void start(Context ctx, ReadParams params, ReadResponse first, BodyEncoding encoding) {
     if (!permits.tryAcquire()) {
-      throw ErrorMapper.fromDetail(Errors.resourceExhausted("sse_sessions <= " + SESSIONS_MAX,
-          "this node already serves " + SESSIONS_MAX + " SSE sessions; retry later or use another node"));
+      throw ErrorMapper.fromDetail(Errors.resourceExhausted("sse_sessions <= " + sessionsMax,
+          "this node already serves " + sessionsMax + " SSE sessions; retry later or use another node"));
     }
     try {
       var res = ctx.res();
@@ -147,7 +145,7 @@ final class SseSessions implements AutoCloseable {
       SseClient client = new SseClient(ctx);
       client.keepAlive();
       metrics.readSessionOpened();
-      threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, () -> {
+      threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, tuning, () -> {
         metrics.readSessionClosed();
         permits.release();
       }));
@@ -163,7 +161,7 @@ final class SseSessions implements AutoCloseable {
 
   /** Sessions open now. */
   int open() {
-    return SESSIONS_MAX - permits.availablePermits();
+    return sessionsMax - permits.availablePermits();
   }
 
   /** Interrupts every session (each ends its response) and waits briefly for them. */
@@ -171,7 +169,7 @@ final class SseSessions implements AutoCloseable {
   public void close() {
     threads.shutdownNow();
     try {
-      threads.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS);
+      threads.awaitTermination(tuning.sseShutdownGraceMs(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -20,9 +20,12 @@ final class StreamRoutes implements HttpRoutes {
   static final String STREAM = STREAMS + "/{stream}";
 
   private final ControlPlane control;
+  private final int bodyBytesMax;
 
-  StreamRoutes(ControlPlane control) {
+  /** @param bodyBytesMax the largest request body read, in bytes (413 beyond) */
+  StreamRoutes(ControlPlane control, int bodyBytesMax) {
     this.control = control;
+    this.bodyBytesMax = bodyBytesMax;
   }
 
   @Override
@@ -34,7 +37,7 @@ final class StreamRoutes implements HttpRoutes {
   }
 
   private void create(Context ctx) {
-    byte[] body = RequestBodies.read(ctx);
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     String basin = ctx.pathParam("basin");
     String stream = Json.parse(body, RequestBodies.CreateStream.class).checkedStream();

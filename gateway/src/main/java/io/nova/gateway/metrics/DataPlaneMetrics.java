@@ -6,7 +6,6 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
-import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import java.util.List;
@@ -101,17 +100,15 @@ public final class DataPlaneMetrics {
   /**
    * Counts an acknowledged batch.
    *
-   * @param records the batch's records, as sent to the group
+   * @param records how many records the batch holds
+   * @param meteredBytes the batch's metered size, in bytes, as its check measured it
+   *     ({@code RequestChecks.appendInput})
    * @param latencyNanos from sending the batch to its group until the ack arrived, in nanoseconds
    */
-  public void appendAcked(List<AppendRecord> records, long latencyNanos) {
-    long bytes = 0;
-    for (AppendRecord r : records) {
-      bytes += Metering.meteredBytes(r);
-    }
+  public void appendAcked(int records, long meteredBytes, long latencyNanos) {
     appendBatches.mark();
-    appendRecords.mark(records.size());
-    appendBytes.mark(bytes);
+    appendRecords.mark(records);
+    appendBytes.mark(meteredBytes);
     appendAckLatency.update(latencyNanos, TimeUnit.NANOSECONDS);
   }
 

@@ -3,6 +3,7 @@ package io.nova.gateway.routing;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -57,48 +59,64 @@ public final class GroupClients implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
 
-  /**
-   * How long a read may wait for its reply: longer than the longest long-poll a shard parks
-   * ({@link io.nova.protocol.limits.Limits#READ_PARK_MS_MAX}), so a parked read is never mistaken for a dead leader.
-   */
-  static final TimeDuration READ_REQUEST_TIMEOUT = TimeDuration.valueOf(
-      io.nova.protocol.limits.Limits.READ_PARK_MS_MAX + 5_000L, java.util.concurrent.TimeUnit.MILLISECONDS);
-
-  /**
-   * How much longer than a shard read's own park time ({@code wait_ms}) its reply may take before the
-   * read fails as unavailable. A leader killed while it holds a parked read may leave that request
-   * unanswered until {@link #READ_REQUEST_TIMEOUT}; a tailing session retries sooner and keeps its
-   * heartbeats flowing. Reads have no side effects, so failing one early is always safe.
-   */
-  static final long READ_REPLY_MARGIN_MS = 4_000;
-
   private final ClusterLayout layout;
   private final Clock clock;
+  private final LongSupplier nanoTime;
+  /**
+   * How long one attempt of a shard read may wait for its reply, and a whole meta query
+   * ({@link NodeTuning#shardReadRequestTimeoutMs()}): longer than the longest park, so a parked read is
+   * never mistaken for a dead leader.
+   */
+  private final TimeDuration readRequestTimeout;
+  /**
+   * How much longer than a shard read's own park time ({@code wait_ms}) its reply may take before the
+   * read fails as unavailable ({@link NodeTuning#readReplyMarginMs()}). A leader killed while it holds a
+   * parked read may leave that request unanswered until the request timeout; a tailing session retries
+   * sooner and keeps its heartbeats flowing. Reads have no side effects, so failing one early is safe.
+   */
+  private final long readReplyMarginMs;
+  private final long writeDeadlineDefaultMs;
+  private final long writeAdmissionMarginMs;
   private final List<PeerMovingClient> writeClients = new ArrayList<>();
   private final List<PeerMovingClient> readClients = new ArrayList<>();
 
-  /** Clients of every group of {@code layout}; write deadlines are stamped from the system clock. */
+  /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
     this(layout, Clock.systemUTC());
   }
 
+  /** Clients of every group of {@code layout}, with the default tuning and the system's monotonic clock. */
+  public GroupClients(ClusterLayout layout, Clock clock) {
+    this(layout, NodeTuning.defaults(), clock, System::nanoTime);
+  }
+
   /**
    * @param layout the groups to reach
+   * @param tuning the read timeouts, write deadlines and client retirement delay
+   *     ({@link NodeTuning#shardReadRequestTimeoutMs()} and the keys after it)
    * @param clock the wall clock write deadlines are stamped from (see {@link WriteDeadline}); must be
    *     NTP-synchronised with every node's
+   * @param nanoTime the monotonic clock, in nanoseconds, a write's local deadlines are measured on
+   *     ({@code System::nanoTime} outside tests)
    */
-  public GroupClients(ClusterLayout layout, Clock clock) {
+  public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
     this.layout = layout;
     this.clock = clock;
+    this.nanoTime = nanoTime;
+    this.readRequestTimeout = TimeDuration.valueOf(tuning.shardReadRequestTimeoutMs(), TimeUnit.MILLISECONDS);
+    this.readReplyMarginMs = tuning.readReplyMarginMs();
+    this.writeDeadlineDefaultMs = tuning.writeDeadlineDefaultMs();
+    this.writeAdmissionMarginMs = tuning.writeAdmissionMarginMs();
+    long retireDelayMs = tuning.retiredClientCloseDelayMs();
     for (GroupSpec spec : layout.allGroups()) {
-      writeClients.add(new PeerMovingClient(spec,
+      writeClients.add(new PeerMovingClient(spec, retireDelayMs,
           firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer)));
-      readClients.add(new PeerMovingClient(spec, firstPeer -> {
+      readClients.add(new PeerMovingClient(spec, retireDelayMs, firstPeer -> {
         RaftProperties reads = RaftTuning.clientProperties();
         if (!spec.isMeta()) {
           // Shard reads may park (long polls). Meta queries never do, so they keep Ratis' short per-attempt
           // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
-          RaftClientConfigKeys.Rpc.setRequestTimeout(reads, READ_REQUEST_TIMEOUT);
+          RaftClientConfigKeys.Rpc.setRequestTimeout(reads, readRequestTimeout);
         }
         return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer);
       }));
@@ -130,13 +148,18 @@ public final class GroupClients implements AutoCloseable {
    * @throws GatewayException with the typed error when the write was refused or its outcome is unknown
    */
   public ShardResult write(int shard, ShardCommand command) {
-    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    WriteDeadline deadline = writeDeadline();
     return write(layout.shard(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
         deadline, ShardResult.parser());
   }
 
+  /** The budget of a write made now for the RPC being served (see {@link WriteDeadline}). */
+  private WriteDeadline writeDeadline() {
+    return WriteDeadline.ofCurrentCall(clock, nanoTime, writeDeadlineDefaultMs, writeAdmissionMarginMs);
+  }
+
   /**
-   * A linearizable query of a shard group; blocks until it answers or {@link #READ_REPLY_MARGIN_MS}
+   * A linearizable query of a shard group; blocks until it answers or {@link NodeTuning#readReplyMarginMs()}
    * past the query's park time, then throws {@link GatewayException} (unavailable).
    */
   public ShardQueryResult query(int shard, ShardQuery query) {
@@ -160,7 +183,7 @@ public final class GroupClients implements AutoCloseable {
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
     long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
-    return queryAsync(layout.shard(shard), query, waitMs + READ_REPLY_MARGIN_MS, ShardQueryResult.parser());
+    return queryAsync(layout.shard(shard), query, waitMs + readReplyMarginMs, ShardQueryResult.parser());
   }
 
   /**
@@ -216,20 +239,20 @@ public final class GroupClients implements AutoCloseable {
 
   /** Writes a command to the meta group's log, as {@link #write(int, ShardCommand)} does to a shard's. */
   public MetaResult writeMeta(MetaCommand command) {
-    WriteDeadline deadline = WriteDeadline.ofCurrentCall(clock);
+    WriteDeadline deadline = writeDeadline();
     return write(layout.meta(), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
         deadline, MetaResult.parser());
   }
 
   /**
-   * A linearizable query of the meta group; blocks until it answers or {@link #READ_REQUEST_TIMEOUT}
-   * passes, then throws {@link GatewayException} (unavailable). Meta queries never park; each attempt has
+   * A linearizable query of the meta group; blocks until it answers or
+   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes, then throws {@link GatewayException} (unavailable). Meta queries never park; each attempt has
    * Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
    * resolves its stream through one; a 4 s bound with 15 s attempts failed appends in CI when the meta
    * leader was stopped).
    */
   public MetaQueryResult queryMeta(MetaQuery query) {
-    return join(queryAsync(layout.meta(), query, READ_REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS),
+    return join(queryAsync(layout.meta(), query, readRequestTimeout.toLong(TimeUnit.MILLISECONDS),
         MetaQueryResult.parser()));
   }
 
@@ -237,7 +260,7 @@ public final class GroupClients implements AutoCloseable {
     if (deadline.admissionClosed()) {
       // Its leader would refuse it: say so without sending (nothing was appended).
       throw new GatewayException(Errors.deadlineExceeded(deadline.admitByWallMs(), clock.millis()).toBuilder()
-          .setMessage("the call has too little time left to write (under " + WriteDeadline.MARGIN_MS
+          .setMessage("the call has too little time left to write (under " + writeAdmissionMarginMs
               + " ms before its deadline); nothing was sent or appended. Retry with a longer deadline")
           .build());
     }
@@ -247,7 +270,7 @@ public final class GroupClients implements AutoCloseable {
     for (int movesLeft = spec.group().getPeers().size() - 1; ; movesLeft--) {
       RaftClient client = clients.current();
       try {
-        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), attempts,
+        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), nanoTime, attempts,
             () -> client.io().send(message)), parser);
       } catch (IOException e) {
         boolean groupMismatch = PeerMovingClient.isGroupMismatch(e);

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * rejoining, or it was removed) ends the call and leaves the client addressing that same peer, so every
  * later call fails the same way (anomaly 4 in docs/testing.md: a gateway failed its reads for minutes).
  * {@link #moveOffPeer} replaces the client with a new one that starts at the group's next peer; the old
- * client is closed {@link #RETIRE_DELAY_MS} later so calls still in flight on it can finish.
+ * client is closed {@code retireDelayMs} later ({@code NodeTuning.retiredClientCloseDelayMs}) so calls
+ * still in flight on it can finish.
  *
  * <p>Thread-safe: concurrent failures of the same client move it once.
  */
@@ -33,17 +34,17 @@ final class PeerMovingClient implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PeerMovingClient.class);
 
-  /** How long a replaced client stays open: longer than any call on it may still run (a parked read). */
-  static final long RETIRE_DELAY_MS = GroupClients.READ_REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS) + 5_000;
-
   private final GroupSpec spec;
+  /** How long a replaced client stays open: longer than any call on it may still run (a parked read). */
+  private final long retireDelayMs;
   /** Builds a client of {@link #spec} whose first attempts go to the given peer (null: Ratis' choice). */
   private final Function<RaftPeerId, RaftClient> factory;
   private final AtomicReference<RaftClient> current;
   private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
 
-  PeerMovingClient(GroupSpec spec, Function<RaftPeerId, RaftClient> factory) {
+  PeerMovingClient(GroupSpec spec, long retireDelayMs, Function<RaftPeerId, RaftClient> factory) {
     this.spec = spec;
+    this.retireDelayMs = retireDelayMs;
     this.factory = factory;
     this.current = new AtomicReference<>(factory.apply(null));
   }
@@ -70,7 +71,7 @@ final class PeerMovingClient implements AutoCloseable {
       LOG.info("peer {} has no copy of group {}; calls now start at {}", from, spec.name(), to);
     }
     retired.add(failed);
-    CompletableFuture.delayedExecutor(RETIRE_DELAY_MS, TimeUnit.MILLISECONDS).execute(() -> {
+    CompletableFuture.delayedExecutor(retireDelayMs, TimeUnit.MILLISECONDS).execute(() -> {
       if (retired.remove(failed)) {
         closeQuietly(failed);
       }

@@ -4,16 +4,17 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The time budget of one write the gateway submits to a group, taken from the RPC being served: the
- * caller gives up at its gRPC deadline (or {@value #DEFAULT_MS} ms from now when it set none, as append
- * sessions do), capped at {@value #DEFAULT_MS} ms.
+ * caller gives up at its gRPC deadline (or {@code defaultMs} from now when it set none, as append sessions
+ * do), capped at {@code defaultMs} ({@code NodeTuning.writeDeadlineDefaultMs}).
  *
  * <p>Three rules keep a write from landing after its caller has moved on (docs/adr/0010):
  * <ul>
- *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@value #MARGIN_MS} ms, on
- *       this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
+ *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@code marginMs}
+ *       ({@code NodeTuning.writeAdmissionMarginMs}), on this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
  *       past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
  *   <li>no resubmission (after a leader change) starts after {@link #admitByNanos()};
  *   <li>an unknown outcome after a request timeout (no answer: the leader may be stalled with the
@@ -22,46 +23,46 @@ import java.util.concurrent.TimeUnit;
  *       After a lost connection it is reported at once: the peer closed it or died, and admits nothing.
  * </ul>
  *
- * <p>Immutable and thread-safe; nano times are {@link System#nanoTime()} readings.
+ * <p>Immutable and thread-safe; nano times are readings of {@code nanoTime} (the gateway's monotonic
+ * clock, {@link System#nanoTime()} outside tests).
  *
  * @param admitByNanos the local time after which the leader refuses the entry
  * @param admitByWallMs the same instant on the wall clock (Unix epoch milliseconds), carried in the entry
  * @param callerDeadlineNanos the local time at which the caller gives up
+ * @param nanoTime the monotonic clock the nano times are readings of
  */
-record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos) {
+record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineNanos, LongSupplier nanoTime) {
 
-  /** The longest a write may take when its caller set no earlier deadline. */
-  static final long DEFAULT_MS = 8_000;
   /**
-   * How much earlier than the caller's deadline a leader stops admitting the write: an upper bound on
-   * the caller-to-gateway latency plus the clock skew between any gateway and any leader (NTP keeps
-   * hosts on one network within a few milliseconds). Refusing a write this close to its deadline costs
-   * nothing: its caller would almost certainly have timed out waiting for the commit anyway.
+   * The budget of a write made now on behalf of the RPC whose {@link Context} is current.
+   *
+   * @param defaultMs the longest a write may take when its caller set no earlier deadline
+   * @param marginMs how much earlier than the caller's deadline a leader stops admitting the write: an
+   *     upper bound on the caller-to-gateway latency plus the clock skew between any gateway and any
+   *     leader. Refusing a write this close to its deadline costs nothing: its caller would almost
+   *     certainly have timed out waiting for the commit anyway.
    */
-  static final long MARGIN_MS = 100;
-
-  /** The budget of a write made now on behalf of the RPC whose {@link Context} is current. */
-  static WriteDeadline ofCurrentCall(Clock clock) {
+  static WriteDeadline ofCurrentCall(Clock clock, LongSupplier nanoTime, long defaultMs, long marginMs) {
     Deadline deadline = Context.current().getDeadline();
-    long remainingNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_MS);
+    long remainingNanos = TimeUnit.MILLISECONDS.toNanos(defaultMs);
     if (deadline != null) {
       remainingNanos = Math.min(remainingNanos, deadline.timeRemaining(TimeUnit.NANOSECONDS));
     }
-    return of(clock, remainingNanos);
+    return of(clock, nanoTime, remainingNanos, marginMs);
   }
 
   /** The budget of a write whose caller gives up {@code remainingNanos} from now (may be negative). */
-  static WriteDeadline of(Clock clock, long remainingNanos) {
-    long nowNanos = System.nanoTime();
-    long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(MARGIN_MS);
+  static WriteDeadline of(Clock clock, LongSupplier nanoTime, long remainingNanos, long marginMs) {
+    long nowNanos = nanoTime.getAsLong();
+    long admitNanos = remainingNanos - TimeUnit.MILLISECONDS.toNanos(marginMs);
     // At least 1: 0 in the entry means "no deadline".
     long admitByWallMs = Math.max(1, clock.millis() + TimeUnit.NANOSECONDS.toMillis(admitNanos));
-    return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos);
+    return new WriteDeadline(nowNanos + admitNanos, admitByWallMs, nowNanos + remainingNanos, nanoTime);
   }
 
   /** Whether the leader would already refuse the entry: it is not worth sending. */
   boolean admissionClosed() {
-    return System.nanoTime() - admitByNanos >= 0;
+    return nanoTime.getAsLong() - admitByNanos >= 0;
   }
 
   /**
@@ -69,7 +70,7 @@ record WriteDeadline(long admitByNanos, long admitByWallMs, long callerDeadlineN
    * the report comes after the last moment a copy could still be admitted. Keeps the interrupt flag.
    */
   void awaitCallerDeadline() {
-    long leftNanos = callerDeadlineNanos - System.nanoTime();
+    long leftNanos = callerDeadlineNanos - nanoTime.getAsLong();
     if (leftNanos <= 0) {
       return;
     }

@@ -3,15 +3,14 @@ package io.nova.gateway.session;
 import io.nova.protocol.limits.Limits;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nova.gateway.commands.AppendCommands;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
-import io.nova.gateway.routing.GroupClients;
-import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.routing.StreamRoute;
+import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
-import io.nova.proto.internal.AppendCommand;
-import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendSessionRequest;
@@ -19,19 +18,20 @@ import io.nova.proto.v1.AppendSessionResponse;
 import io.nova.proto.v1.BatchRejected;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.OpenAppendSession;
-import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One append session: one gRPC bidi call. The first message opens it (stream, optional presented
- * token); every later message is a batch. Batches are accepted from the client up to the in-flight
+ * token) and opens the session's {@link StreamRoute} (so a stale placement or an interrupted create is
+ * handled as in a unary append); every later message is a batch. Batches are accepted from the client up to the in-flight
  * bounds (pipelined on the wire), written to the stream's shard group one after the other by a writer
  * thread (so they reach the assignment cursor in the order they came, whatever leader changes happen in
  * between; see docs/adr/0005-append-sessions.md for why not Ratis' ordered async client), and
@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * the unanswered batches.
  *
  * <p><b>Bounds.</b> Manual flow control: the next batch is requested from the client only while fewer
- * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@link #IN_FLIGHT_BYTES_MAX} serialized bytes are
- * unanswered; the client's HTTP/2 window then pushes back on the writer.
+ * than {@link #IN_FLIGHT_BATCHES_MAX} batches and {@code inFlightBytesMax} serialized bytes
+ * ({@code NodeTuning.appendSessionInFlightBytesMax}) are unanswered; the client's HTTP/2 window then
+ * pushes back on the writer.
  *
  * <p><b>Metrics.</b> The session counts in {@link DataPlaneMetrics}: open from construction until it ends
  * (completed, failed or cancelled), each batch's definite outcome as it is decided (ack, conflict,
@@ -59,10 +60,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class AppendSessionCall implements StreamObserver<AppendSessionRequest> {
 
-  /** Batches a session may have submitted but not yet answered. */
+  /** Batches a session may have submitted but not yet answered (a wire limit: the SDK keeps to it). */
   public static final int IN_FLIGHT_BATCHES_MAX = Limits.SESSION_BATCHES_IN_FLIGHT_MAX;
-  /** Serialized batch bytes a session may have submitted but not yet answered (16 MiB). */
-  public static final long IN_FLIGHT_BYTES_MAX = 16L << 20;
 
   private static final Logger LOG = LoggerFactory.getLogger(AppendSessionCall.class);
 
@@ -70,19 +69,26 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private static final class Pending {
     final AppendInput input;
     final CompletableFuture<AppendSessionResponse> outcome = new CompletableFuture<>();
+    /** Serialized bytes: what the in-flight window bounds. */
     final long bytes;
+    /** Metered bytes, as the batch's check measured them: what the metrics count. */
+    final long meteredBytes;
 
-    Pending(AppendInput input) {
+    Pending(AppendInput input, long meteredBytes) {
       this.input = input;
       this.bytes = input.getSerializedSize();
+      this.meteredBytes = meteredBytes;
     }
   }
 
   private final ServerCallStreamObserver<AppendSessionResponse> out;
-  private final GroupClients groups;
-  private final StreamDirectory directory;
+  private final StreamRouter router;
   private final Executor writers;
+  /** Serialized batch bytes this session may have submitted but not yet answered. */
+  private final long inFlightBytesMax;
   private final DataPlaneMetrics metrics;
+  /** The monotonic clock (nanoseconds) the batches' ack latency is measured on. */
+  private final LongSupplier nanoTime;
   /** Invariant: in arrival order; only the head may be answered. */
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   /** Invariant: the batches of {@code pending} not yet handed to the writer, in arrival order. */
@@ -90,7 +96,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   /** Whether a writer task is running for this session (at most one, which keeps the order). */
   private boolean writing;
   private long pendingBytes;
-  private StreamInfo stream;
+  /** Where the batches go; null until the open message. */
+  private StreamRoute route;
   private String presentedToken;
   /** The installed token after the first FencedOut; null while the session is current. */
   private String supersededBy;
@@ -102,14 +109,17 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * Starts serving the call behind {@code out}; it asks the client for the open message.
    *
    * @param writers runs this session's writer task, which blocks on the group while a batch commits
+   * @param inFlightBytesMax serialized batch bytes the session may have submitted but not yet answered
    * @param metrics where the session counts itself and its batches' outcomes
+   * @param nanoTime the monotonic clock, in nanoseconds, the batches' ack latency is measured on
    */
-  public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, GroupClients groups,
-      StreamDirectory directory, Executor writers, DataPlaneMetrics metrics) {
+  public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
+      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics, LongSupplier nanoTime) {
     this.out = out;
-    this.groups = groups;
-    this.directory = directory;
+    this.router = router;
     this.writers = writers;
+    this.inFlightBytesMax = inFlightBytesMax;
+    this.nanoTime = nanoTime;
     this.metrics = metrics;
     metrics.appendSessionOpened();
     out.disableAutoRequest();
@@ -124,7 +134,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return;
     }
     try {
-      if (stream == null) {
+      if (route == null) {
         open(request);
       } else {
         submit(request);
@@ -149,7 +159,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       RequestChecks.fencingToken(open.getFencingToken());
       presentedToken = open.getFencingToken();
     }
-    stream = directory.resolve(open.getBasin(), open.getStream());
+    route = router.open(open.getBasin(), open.getStream());
   }
 
   private void submit(AppendSessionRequest request) {
@@ -162,8 +172,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       throw new GatewayException(Errors.invalidArgument("input.fencing_token", "unset in a session",
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
-    RequestChecks.appendInput(input);
-    Pending p = new Pending(input);
+    Pending p = new Pending(input, RequestChecks.appendInput(input));
     pending.addLast(p);
     unwritten.addLast(p);
     pendingBytes += p.bytes;
@@ -193,7 +202,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       } else {
         AppendSessionResponse response;
         try {
-          response = writeOne(next.input);
+          response = writeOne(next);
         } catch (RuntimeException e) {
           next.outcome.completeExceptionally(e);
           deliver();
@@ -213,33 +222,22 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     }
   }
 
-  private AppendSessionResponse writeOne(AppendInput input) {
-    long sentNanos = System.nanoTime();
+  private AppendSessionResponse writeOne(Pending batch) {
+    AppendInput input = batch.input;
+    long sentNanos = nanoTime.getAsLong();
     ShardResult result;
     try {
-      result = groups.write(stream.getShard(), command(input));
+      result = route.write(info -> AppendCommands.append(info.getStreamId(), input, presentedToken));
     } catch (GatewayException e) {
       metrics.appendRefused(e.detail());
       return answer(null, e);
     }
     if (result.hasAppendAck()) {
-      metrics.appendAcked(input.getRecordsList(), System.nanoTime() - sentNanos);
+      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, nanoTime.getAsLong() - sentNanos);
     } else if (result.hasError()) {
       metrics.appendRefused(result.getError());
     }
     return answer(result, null);
-  }
-
-  private ShardCommand command(AppendInput input) {
-    AppendCommand.Builder b = AppendCommand.newBuilder().setStreamId(stream.getStreamId())
-        .addAllRecords(input.getRecordsList());
-    if (input.hasMatchSeqNum()) {
-      b.setMatchSeqNum(input.getMatchSeqNum());
-    }
-    if (presentedToken != null) {
-      b.setFencingToken(presentedToken);
-    }
-    return ShardCommand.newBuilder().setAppend(b).build();
   }
 
   /**
@@ -297,7 +295,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
 
   private void maybeRequestNext() {
     if (!ended && !halfClosed && !requestedNext && pending.size() < IN_FLIGHT_BATCHES_MAX
-        && pendingBytes < IN_FLIGHT_BYTES_MAX) {
+        && pendingBytes < inFlightBytesMax) {
       requestedNext = true;
       out.request(1);
     }
@@ -309,7 +307,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     }
     markEnded();
     try (LogContext.Scope ignored = LogContext.enter(null,
-        stream == null ? null : GroupSpec.shardName(stream.getShard()))) {
+        route == null ? null : GroupSpec.shardName(route.placement().getShard()))) {
       LOG.debug("append session ends: {}", error.getMessage());
     }
     out.onError(StatusMapper.toStatusException(error));

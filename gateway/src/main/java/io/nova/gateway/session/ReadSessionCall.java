@@ -6,8 +6,8 @@ import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
-import io.nova.gateway.routing.GroupClients;
-import io.nova.gateway.routing.StreamDirectory;
+import io.nova.gateway.routing.StreamRoute;
+import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardQuery;
@@ -18,10 +18,10 @@ import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadSessionRequest;
 import io.nova.proto.v1.ReadSessionResponse;
 import io.nova.proto.v1.SequencedRecord;
-import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One read session: one server-streaming gRPC call that reads committed records from a start and then
- * follows the tail. Each step is one linearizable read of the shard that, when the session is at the
+ * follows the tail, through the {@link StreamRoute} it opens when it starts (so a stale placement or an
+ * interrupted create is handled as in a unary read). Each step is one linearizable read of the shard that, when the session is at the
  * tail, parks in the shard's state machine until a record commits or the heartbeat interval passes
  * (a long poll, see {@code ReadWaiters}): records go out as a {@code batch}, an idle interval as a
  * {@code heartbeat} carrying the tail. A relative start (timestamp, tail offset) is pinned to an
@@ -50,22 +51,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReadSessionCall {
 
-  /** The heartbeat interval when the client asks for none, in ms. */
-  public static final int HEARTBEAT_MS_DEFAULT = 3_000;
-  /** The shortest and longest heartbeat interval a client may ask for, in ms. */
-  public static final int HEARTBEAT_MS_MIN = 100;
-  public static final int HEARTBEAT_MS_MAX = Limits.READ_PARK_MS_MAX;
-
   private static final Logger LOG = LoggerFactory.getLogger(ReadSessionCall.class);
 
   private final ServerCallStreamObserver<ReadSessionResponse> out;
-  private final GroupClients groups;
   private final ScheduledExecutorService executor;
+  private final Executor blocking;
   private final LongSupplier nowMs;
   private final DataPlaneMetrics metrics;
   private final ReadSessionRequest request;
   private final int heartbeatMs;
-  private StreamInfo stream;
+  private StreamRoute route;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
   private long countLeft;
@@ -73,17 +68,18 @@ public final class ReadSessionCall {
   private boolean reading;
   private boolean ended;
 
-  private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, GroupClients groups,
-      ScheduledExecutorService executor, LongSupplier nowMs, DataPlaneMetrics metrics,
-      ReadSessionRequest request) {
+  private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, ScheduledExecutorService executor,
+      Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request,
+      int heartbeatDefaultMs) {
     this.out = out;
-    this.groups = groups;
     this.executor = executor;
+    this.blocking = blocking;
     this.nowMs = nowMs;
     this.metrics = metrics;
     this.request = request;
-    this.heartbeatMs = request.getHeartbeatMs() == 0 ? HEARTBEAT_MS_DEFAULT
-        : Math.max(HEARTBEAT_MS_MIN, Math.min(HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
+    this.heartbeatMs = request.getHeartbeatMs() == 0 ? heartbeatDefaultMs
+        : Math.max(Limits.READ_SESSION_HEARTBEAT_MS_MIN,
+            Math.min(Limits.READ_SESSION_HEARTBEAT_MS_MAX, request.getHeartbeatMs()));
     ReadLimit limit = request.getLimit();
     this.countLeft = limit.hasCount() ? limit.getCount() : Long.MAX_VALUE;
     this.bytesLeft = limit.hasBytes() ? limit.getBytes() : Long.MAX_VALUE;
@@ -92,11 +88,17 @@ public final class ReadSessionCall {
   /**
    * Validates {@code request} and starts serving it on {@code out}. A bad request ends the call with
    * INVALID_ARGUMENT or NOT_FOUND before anything is read (and is never counted as open).
+   *
+   * @param executor runs the reply handling and pauses (short tasks that never block)
+   * @param blocking runs the re-resolution of the stream after its shard answered NOT_FOUND (it blocks
+   *     on the meta group)
+   * @param heartbeatDefaultMs the heartbeat interval when the request asks for none, in ms
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
-      GroupClients groups, StreamDirectory directory, ScheduledExecutorService executor, LongSupplier nowMs,
-      DataPlaneMetrics metrics) {
-    ReadSessionCall call = new ReadSessionCall(out, groups, executor, nowMs, metrics, request);
+      StreamRouter router, ScheduledExecutorService executor, Executor blocking, LongSupplier nowMs,
+      DataPlaneMetrics metrics, int heartbeatDefaultMs) {
+    ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request,
+        heartbeatDefaultMs);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -104,7 +106,7 @@ public final class ReadSessionCall {
         throw new GatewayException(Errors.invalidArgument("limit", ">= 1",
             "a read session's count and bytes limits must be at least 1 when set"));
       }
-      call.stream = directory.resolve(request.getBasin(), request.getStream());
+      call.route = router.open(request.getBasin(), request.getStream());
     } catch (GatewayException e) {
       out.onError(StatusMapper.toStatusException(e.detail()));
       return;
@@ -121,13 +123,17 @@ public final class ReadSessionCall {
     }
     reading = true;
     long askedAtMs = nowMs.getAsLong();
-    groups.queryAsync(stream.getShard(), ShardQuery.newBuilder().setRead(query()).build())
+    ReadQuery query = query();
+    route.queryAsync(info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId()))
+            .build(), blocking)
         .whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
   }
 
+  /** The next read, for the current placement (the route sets the stream id of the one it reaches). */
   private ReadQuery query() {
-    return ReadQueries.next(ReadQueries.opening(stream.getStreamId(), heartbeatMs, request.getStart(),
-        request.getClamp(), request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
+    return ReadQueries.next(ReadQueries.opening(route.placement().getStreamId(), heartbeatMs,
+        request.getStart(), request.getClamp(), request.hasUntil(), request.getUntil()), nextSeqNum, countLeft,
+        bytesLeft);
   }
 
   private synchronized void answered(ShardQueryResult result, Throwable failure, long askedAtMs) {
@@ -173,7 +179,8 @@ public final class ReadSessionCall {
     if (earlyMs > 0) {
       // The shard answered without parking (overloaded, or a leadership change): do not spin.
       reading = true;
-      executor.schedule(this::readAfterPause, Math.min(earlyMs, HEARTBEAT_MS_MIN), TimeUnit.MILLISECONDS);
+      executor.schedule(this::readAfterPause, Math.min(earlyMs, Limits.READ_SESSION_HEARTBEAT_MS_MIN),
+          TimeUnit.MILLISECONDS);
       return;
     }
     maybeRead();
@@ -192,7 +199,7 @@ public final class ReadSessionCall {
   private void end(ErrorDetail error) {
     markEnded();
     try (LogContext.Scope ignored = LogContext.enter(null,
-        stream == null ? null : GroupSpec.shardName(stream.getShard()))) {
+        route == null ? null : GroupSpec.shardName(route.placement().getShard()))) {
       LOG.debug("read session ends: {}", error.getMessage());
     }
     out.onError(StatusMapper.toStatusException(error));

@@ -17,7 +17,7 @@ import java.util.Optional;
 public final class RequestChecks {
 
   /** The longest a read may wait for a record, in seconds. */
-  public static final int READ_WAIT_SECS_MAX = 60;
+  public static final int READ_WAIT_SECS_MAX = Limits.READ_WAIT_SECS_MAX;
   /** The largest page a list call returns. */
   public static final int LIST_LIMIT_MAX = Limits.LIST_LIMIT_MAX;
 
@@ -36,8 +36,16 @@ public final class RequestChecks {
     throwIfPresent(Limits.fencingTokenError(token));
   }
 
-  public static void appendInput(AppendInput input) {
-    throwIfPresent(Limits.appendInputError(input));
+  /**
+   * Checks a batch's records and presented token.
+   *
+   * @return the batch's metered size, in bytes (measured by the check, so counting it costs no second walk)
+   * @throws GatewayException INVALID_ARGUMENT naming the first field over its limit
+   */
+  public static long appendInput(AppendInput input) {
+    Limits.BatchMeasure batch = Limits.measureAppendInput(input);
+    throwIfPresent(batch.error());
+    return batch.meteredBytes();
   }
 
   /** Positions are unsigned on the wire; values of 2^63 and above are refused as absurd. */

@@ -3,6 +3,7 @@ package io.nova.gateway.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.LocalCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -135,7 +136,7 @@ class HttpApiTest {
             "invalid_argument", "fencing_token"},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"owner\"}", "?bogus=1", 400,
             "invalid_argument", "bogus"},
-        new Object[] {"z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1), "", 413, "payload_too_large", null},
+        new Object[] {"z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1), "", 413, "payload_too_large", null},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"owner\",\"match_seq_num\":7}", "", 412,
             "sequence_mismatch", null},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"intruder\"}", "", 412, "fenced_out", null},
@@ -555,10 +556,10 @@ class HttpApiTest {
     root.addAppender(captured);
     try {
       String s = newStream("big");
-      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1));
+      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1));
       assertThat(a.status()).isEqualTo(413);
       assertThat(a.json().get("code").asText()).isEqualTo("payload_too_large");
-      assertThat(http.post("/v1/basins", "z".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1)).status()).isEqualTo(413);
+      assertThat(http.post("/v1/basins", "z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1)).status()).isEqualTo(413);
       assertThat(tail(s)).isZero();
     } finally {
       root.detachAppender(captured);

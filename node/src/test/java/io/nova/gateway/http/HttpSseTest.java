@@ -9,6 +9,7 @@ import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.NovaException;
 import io.nova.client.errors.SequenceMismatchException;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.LocalCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,7 +189,7 @@ class HttpSseTest {
         assertThat(http.delete("/v1/basins/sse/streams/resume").status()).isEqualTo(204);
         SseStream.Event error = live.nextOf("error", EVENT_TIMEOUT);
         assertThat(json(error).get("code").asText()).isEqualTo("not_found");
-        assertThat(error.retry()).isEqualTo(Long.toString(SseReadSession.RECONNECT_MS));
+        assertThat(error.retry()).isEqualTo(Long.toString(NodeTuning.defaults().sseReconnectMs()));
         assertThat(live.next(EVENT_TIMEOUT)).contains(SseStream.CLOSED);
       }
     }

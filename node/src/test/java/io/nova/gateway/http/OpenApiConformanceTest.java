@@ -9,6 +9,7 @@ import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.LocalCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,7 +98,7 @@ class OpenApiConformanceTest {
     String s = b + "/streams/s1";
     String none = b + "/streams/nope";
     String badName = b + "/streams/" + "n".repeat(300);
-    String tooLarge = "x".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1);
+    String tooLarge = "x".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1);
     List<Case> c = new ArrayList<>();
     c.add(new Case("GET", "/health", 200, () -> http.get("/health")));
     c.add(new Case("GET", "/ready", 200, () -> http.get("/ready")));
@@ -132,7 +133,7 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", RECORDS, 404, () -> http.post(none + "/records", "{\"records\":[{\"body\":\"a\"}]}")));
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":99}")));
-    c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records", "x".repeat(HttpServer.REQUEST_BODY_BYTES_MAX + 1))));
+    c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records", "x".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1))));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0")));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&count=1", "Accept", "text/event-stream")));
     c.add(new Case("GET", RECORDS, 400, () -> http.get(s + "/records?seqnum=0")));

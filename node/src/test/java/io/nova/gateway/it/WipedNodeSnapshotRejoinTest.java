@@ -8,14 +8,12 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.statemachine.store.ShardStore;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.server.RaftServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -44,7 +42,7 @@ class WipedNodeSnapshotRejoinTest {
       Path victimData = fx.cluster.config(victim).dataDir();
 
       fx.cluster.stop(victim);
-      deleteRecursively(victimData);
+      PathUtils.deleteDirectory(victimData);
       appendOneByOne(fx, s, expected, 100);
       RaftServer.Division leaderReplica = shardReplica(fx, leader);
       Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
@@ -93,13 +91,5 @@ class WipedNodeSnapshotRejoinTest {
     var node = fx.cluster.server(nodeId).node();
     GroupSpec shard = node.layout().shard(0);
     return node.division(shard).orElseThrow();
-  }
-
-  private static void deleteRecursively(Path root) throws Exception {
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -10,6 +10,7 @@ import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamInfo;
 import io.nova.client.errors.FencedOutException;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.node.testing.LocalCluster;
@@ -95,9 +96,9 @@ class AbandonedFenceTest {
     StreamInfo info = client.createStream(s);
     client.fence(s, "gen-1");
     try (GroupClients groups = new GroupClients(layout)) {
-      // Less time left than WriteDeadline.MARGIN_MS: the leader would refuse it, so it is not sent.
+      // Less time left than the admission margin: the leader would refuse it, so it is not sent.
       Context.CancellableContext call = Context.current()
-          .withDeadlineAfter(WriteDeadline.MARGIN_MS / 2, TimeUnit.MILLISECONDS, timers);
+          .withDeadlineAfter(NodeTuning.defaults().writeAdmissionMarginMs() / 2, TimeUnit.MILLISECONDS, timers);
       try {
         Throwable refused = catchThrowable(() -> call.call(() -> groups.write(info.shard(), fence(info, "gen-0"))));
         assertThat(((GatewayException) refused).detail().hasDeadlineExceeded()).as("%s", refused).isTrue();

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.awaitility.Awaitility;
 
 /**
@@ -158,13 +157,8 @@ public final class LocalCluster implements AutoCloseable {
       throw new IllegalStateException(nodeId + " must be stopped before it is wiped");
     }
     Path data = config(nodeId).dataDir();
-    if (!Files.exists(data)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(data)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
+    if (Files.exists(data)) {
+      PathUtils.deleteDirectory(data);
     }
   }
 

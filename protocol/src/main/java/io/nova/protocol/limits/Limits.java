@@ -37,6 +37,12 @@ public final class Limits {
   public static final int LIST_LIMIT_MAX = 1000;
   /** Longest a read query parks in a shard waiting for a record ({@code ReadQuery.wait_ms}), in ms. */
   public static final int READ_PARK_MS_MAX = 10_000;
+  /** Longest a one-shot read waits for its first record ({@code ReadRequest.wait_secs}), in seconds. */
+  public static final int READ_WAIT_SECS_MAX = 60;
+  /** Shortest heartbeat interval a read session may ask for ({@code heartbeat_ms}), in ms. */
+  public static final int READ_SESSION_HEARTBEAT_MS_MIN = 100;
+  /** Longest heartbeat interval a read session may ask for, in ms: one shard park, so each idle read beats. */
+  public static final int READ_SESSION_HEARTBEAT_MS_MAX = READ_PARK_MS_MAX;
   /**
    * Largest serialized log entry a state machine admits, in bytes (1.5 MiB). Metering undercounts protobuf
    * framing (a batch of many tiny headers serializes to several times its metered size), and Ratis refuses
@@ -58,13 +64,30 @@ public final class Limits {
             + " bytes: use a shorter token"));
   }
 
+  /**
+   * What checking a batch found: its metered size, in bytes, when it is valid ({@code error} empty; 0
+   * otherwise), or the first limit it breaks. Checking has to sum the records' metered sizes anyway, so a
+   * caller that also counts them (the gateway's metrics) takes the sum from here instead of walking the
+   * records again.
+   */
+  public record BatchMeasure(long meteredBytes, Optional<ErrorDetail> error) {
+    static BatchMeasure invalid(ErrorDetail error) {
+      return new BatchMeasure(0, Optional.of(error));
+    }
+  }
+
   /** Checks the records of {@code input} (see {@link #recordsError}) and its presented fencing token. */
   public static Optional<ErrorDetail> appendInputError(AppendInput input) {
-    Optional<ErrorDetail> records = recordsError(input.getRecordsList());
-    if (records.isPresent() || !input.hasFencingToken()) {
+    return measureAppendInput(input).error();
+  }
+
+  /** Checks {@code input} as {@link #appendInputError} does and measures its records in the same walk. */
+  public static BatchMeasure measureAppendInput(AppendInput input) {
+    BatchMeasure records = measureRecords(input.getRecordsList());
+    if (records.error().isPresent() || !input.hasFencingToken()) {
       return records;
     }
-    return fencingTokenError(input.getFencingToken());
+    return fencingTokenError(input.getFencingToken()).map(BatchMeasure::invalid).orElse(records);
   }
 
   /**
@@ -73,8 +96,13 @@ public final class Limits {
    * not fit even without headers, else {@code records[i]}), and at most {@value #BATCH_METERED_BYTES_MAX} metered bytes in all.
    */
   public static Optional<ErrorDetail> recordsError(List<AppendRecord> records) {
+    return measureRecords(records).error();
+  }
+
+  /** Checks one batch as {@link #recordsError} does and measures it in the same walk. */
+  public static BatchMeasure measureRecords(List<AppendRecord> records) {
     if (records.isEmpty() || records.size() > BATCH_RECORDS_MAX) {
-      return Optional.of(Errors.invalidArgument("records", "1.." + BATCH_RECORDS_MAX + " records",
+      return BatchMeasure.invalid(Errors.invalidArgument("records", "1.." + BATCH_RECORDS_MAX + " records",
           "a batch must hold 1 to " + BATCH_RECORDS_MAX + " records but holds " + records.size()
               + ": split it or add a record"));
     }
@@ -86,18 +114,18 @@ public final class Limits {
         // Blame the body when it could not fit even without headers.
         String field = Metering.meteredBytes(0, 0, record.getBody().size()) > RECORD_METERED_BYTES_MAX
             ? "records[" + i + "].body" : "records[" + i + "]";
-        return Optional.of(Errors.invalidArgument(field, "<= " + RECORD_METERED_BYTES_MAX + " metered bytes",
+        return BatchMeasure.invalid(Errors.invalidArgument(field, "<= " + RECORD_METERED_BYTES_MAX + " metered bytes",
             field + " is " + recordBytes + " metered bytes; a record may be at most " + RECORD_METERED_BYTES_MAX
                 + " metered bytes: split the payload across records"));
       }
       batchBytes += recordBytes;
     }
     if (batchBytes > BATCH_METERED_BYTES_MAX) {
-      return Optional.of(Errors.invalidArgument("records", "<= " + BATCH_METERED_BYTES_MAX + " metered bytes",
+      return BatchMeasure.invalid(Errors.invalidArgument("records", "<= " + BATCH_METERED_BYTES_MAX + " metered bytes",
           "the batch's records are " + batchBytes + " metered bytes; a batch may be at most " + BATCH_METERED_BYTES_MAX
               + " metered bytes: split it into smaller batches"));
     }
-    return Optional.empty();
+    return new BatchMeasure(batchBytes, Optional.empty());
   }
 
   /** Checks that a serialized log entry of {@code bytes} is at most {@value #COMMAND_SERIALIZED_BYTES_MAX}. */

@@ -54,5 +54,8 @@ class LimitsTest {
     Optional<ErrorDetail> error = Limits.appendInputError(input);
     assertThat(error.map(e -> e.getInvalidArgument().getField()).orElse(null)).isEqualTo(badField);
     error.ifPresent(e -> assertThat(e.getMessage()).contains(badField));
+    long metered = input.getRecordsList().stream().mapToLong(Metering::meteredBytes).sum();
+    assertThat(Limits.measureAppendInput(input).meteredBytes()).as("a valid batch is measured, an invalid one not")
+        .isEqualTo(error.isPresent() ? 0 : metered);
   }
 }

@@ -1,5 +1,6 @@
 package io.nova.statemachine.internal;
 
+import io.nova.protocol.logging.NodeThreads;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,7 +11,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 
@@ -20,17 +20,15 @@ import java.util.function.Supplier;
  * leadership. Parked reads are answered by running the read again, so they only ever see committed
  * records. This replaces polling: a tailing reader learns of a record one apply after it commits.
  *
- * <p>Limits: at most {@link #WAITERS_MAX} parked reads per shard (the next one is answered at once, so
- * the caller renews its poll instead of queueing without bound) and a wait of at most
- * {@link #WAIT_MS_MAX} ms.
+ * <p>Limits: at most {@code waitersMax} parked reads per shard (the node's tuning; the next one is
+ * answered at once, so the caller renews its poll instead of queueing without bound) and a wait of at
+ * most {@link #WAIT_MS_MAX} ms.
  *
  * <p>Thread-safe. Invariant: a waiter is in {@code byStream} until exactly one of wake-up, deadline
  * or {@link #wakeAll()} removes it, and only the remover completes it.
  */
 public final class ReadWaiters {
 
-  /** The most reads parked at once in one shard. */
-  public static final int WAITERS_MAX = 10_000;
   /** The longest a read may park, in ms; callers renew longer waits. */
   public static final int WAIT_MS_MAX = io.nova.protocol.limits.Limits.READ_PARK_MS_MAX;
 
@@ -38,12 +36,20 @@ public final class ReadWaiters {
   private static final ScheduledExecutorService TIMER = newTimer();
 
   private final Executor answerExecutor;
+  private final int waitersMax;
   private final Map<Long, List<Waiter>> byStream = new HashMap<>();
   private int count;
 
-  /** @param answerExecutor runs the re-reads of woken waiters, off the apply thread */
-  public ReadWaiters(Executor answerExecutor) {
+  /**
+   * @param answerExecutor runs the re-reads of woken waiters, off the apply thread
+   * @param waitersMax the most reads parked at once in this shard; {@code >= 1}
+   */
+  public ReadWaiters(Executor answerExecutor, int waitersMax) {
+    if (waitersMax < 1) {
+      throw new IllegalArgumentException("waitersMax " + waitersMax + " must be at least 1");
+    }
     this.answerExecutor = answerExecutor;
+    this.waitersMax = waitersMax;
   }
 
   private static final class Waiter {
@@ -59,7 +65,7 @@ public final class ReadWaiters {
   /**
    * Parks a read of {@code streamId} whose start is {@code startSeqNum}, unless the stream's committed
    * tail (per {@code tailPast}, evaluated under the lock that {@link #wake} also takes, so no commit is
-   * missed) is already past it or the shard holds {@link #WAITERS_MAX} waiters: then it answers now.
+   * missed) is already past it or the shard holds {@code waitersMax} waiters: then it answers now.
    *
    * @param waitMs how long to park, capped at {@link #WAIT_MS_MAX}
    * @param answer runs the read; called once, on the answer executor or the caller's thread
@@ -69,7 +75,7 @@ public final class ReadWaiters {
       Supplier<T> answer) {
     Waiter waiter = new Waiter((Supplier<Object>) answer);
     synchronized (this) {
-      if (tailPast.test(startSeqNum) || count >= WAITERS_MAX) {
+      if (tailPast.test(startSeqNum) || count >= waitersMax) {
         return CompletableFuture.completedFuture(answer.get());
       }
       byStream.computeIfAbsent(streamId, id -> new ArrayList<>()).add(waiter);
@@ -137,12 +143,7 @@ public final class ReadWaiters {
   }
 
   private static ScheduledExecutorService newTimer() {
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "nova-read-waiters-timer-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, NodeThreads.shared("nova-read-waiters-timer"));
     // Cancelled deadlines (the common case: a record arrives first) must not pile up in the queue.
     timer.setRemoveOnCancelPolicy(true);
     return timer;

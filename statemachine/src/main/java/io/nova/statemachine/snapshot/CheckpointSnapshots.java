@@ -19,6 +19,7 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
@@ -85,7 +86,8 @@ public final class CheckpointSnapshots {
             found.add(snapshot.get());
           } else {
             LOG.warn("removing {}: not a complete snapshot (an interrupted checkpoint or a damaged copy)", entry);
-            deleteRecursively(entry);
+            // PathUtils.delete (here and below): a file or a whole tree; a path that is gone is no error.
+            PathUtils.delete(entry);
           }
         }
       }
@@ -125,7 +127,7 @@ public final class CheckpointSnapshots {
     long startNanos = System.nanoTime();
     Path tmp = area.resolve(TMP_PREFIX + PREFIX + storeApplied.term() + "_" + storeApplied.index());
     try {
-      deleteRecursively(tmp);
+      PathUtils.delete(tmp);
       AppliedIndex held = checkpoint.apply(tmp);
       Path dir = area.resolve(PREFIX + held.term() + "_" + held.index());
       Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
@@ -153,7 +155,7 @@ public final class CheckpointSnapshots {
     Snapshot snapshot = latest.orElseThrow(() -> new IllegalStateException("no snapshot in " + area));
     Path staging = storeDir.resolveSibling(storeDir.getFileName() + ".restoring");
     try {
-      deleteRecursively(staging);
+      PathUtils.delete(staging);
       Files.createDirectories(staging);
       for (Path file : files(snapshot.dir())) {
         Path target = staging.resolve(snapshot.dir().relativize(file).toString());
@@ -164,7 +166,7 @@ public final class CheckpointSnapshots {
         }
       }
       fsyncDirectory(staging);
-      deleteRecursively(storeDir);
+      PathUtils.delete(storeDir);
       Files.move(staging, storeDir, StandardCopyOption.ATOMIC_MOVE);
       fsyncDirectory(storeDir.getParent());
       LOG.info("store {} restored from snapshot at index {} (term {})", storeDir, snapshot.index(),
@@ -183,7 +185,7 @@ public final class CheckpointSnapshots {
     }
     all.sort(Comparator.comparingLong(Snapshot::index).reversed());
     for (Snapshot old : all.subList(Math.min(KEPT, all.size()), all.size())) {
-      deleteRecursively(old.dir());
+      PathUtils.delete(old.dir());
     }
   }
 
@@ -256,17 +258,6 @@ public final class CheckpointSnapshots {
     } catch (IOException e) {
       // Some filesystems refuse to fsync a directory; the rename is still atomic there.
       LOG.debug("cannot fsync directory {}", dir, e);
-    }
-  }
-
-  static void deleteRecursively(Path path) throws IOException {
-    if (!Files.exists(path)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

@@ -17,8 +17,9 @@ class ReadWaitersTest {
 
   private final AtomicLong tail = new AtomicLong(5);
   private final AtomicInteger answers = new AtomicInteger();
+  private static final int WAITERS_MAX = 100;
   // Answers run inline: the test drives every wake-up itself.
-  private final ReadWaiters waiters = new ReadWaiters(Runnable::run);
+  private final ReadWaiters waiters = new ReadWaiters(Runnable::run, WAITERS_MAX);
 
   private CompletableFuture<String> park(long streamId, long start, long waitMs) {
     return waiters.park(streamId, start, waitMs, s -> tail.get() > s, () -> "answer-" + answers.incrementAndGet());
@@ -59,11 +60,11 @@ class ReadWaitersTest {
 
   @Test
   void waitersAreBounded() {
-    for (int i = 0; i < ReadWaiters.WAITERS_MAX; i++) {
+    for (int i = 0; i < WAITERS_MAX; i++) {
       park(1, 5, 60_000);
     }
     assertThat(park(1, 5, 60_000)).as("over the limit: answered at once").isCompleted();
-    assertThat(waiters.size()).isEqualTo(ReadWaiters.WAITERS_MAX);
+    assertThat(waiters.size()).isEqualTo(WAITERS_MAX);
     waiters.wakeAll();
     assertThat(waiters.size()).isZero();
   }

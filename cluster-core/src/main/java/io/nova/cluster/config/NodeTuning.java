@@ -1,0 +1,404 @@
+package io.nova.cluster.config;
+
+import io.nova.protocol.limits.Limits;
+
+/**
+ * The tunables of one node's server side, in one place: thread pools, queues, time budgets and byte
+ * bounds of the gRPC and HTTP front doors, the sessions, the group clients and the shards' parked reads.
+ * Not the wire limits (batch, record, read and session-window sizes, park and wait bounds): every client
+ * must agree with those, so they live in {@link Limits}, and the checks here only relate tunables to them.
+ * Not read from {@code node.yaml}: a node runs with {@link #defaults()} unless code (a test) builds others.
+ *
+ * <p>Immutable and thread-safe. Built by {@link #builder()}, whose {@code build()} checks each value's
+ * range and each combination that would break a node (for example a read request timeout shorter than a
+ * shard's park), in the canonical constructor, so no unchecked instance exists. A key's name ends with its unit: {@code Ms}
+ * milliseconds, {@code Bytes} bytes, {@code Max}/{@code Min} a count.
+ *
+ * @param rpcThreadsMax gRPC server threads; each unary call holds one while its group answers. Default 64:
+ *     the threads mostly wait on Raft, so many more than the CPUs.
+ * @param rpcQueuedCallsMax calls waiting for a gRPC server thread before gRPC refuses new ones. Default
+ *     10000: a burst is absorbed, an overload is refused instead of queued without bound.
+ * @param grpcMessageBytesMax largest gRPC message the API accepts. Default 8 MiB: above the largest log
+ *     entry, so an oversized batch is refused by the batch checks (naming the field) and not the transport.
+ * @param grpcShutdownGraceMs how long a stopping node lets in-flight gRPC calls finish before cutting
+ *     them. Default 2000: a commit takes milliseconds; a parked read is cut and its client resumes.
+ * @param sessionThreadsMax threads running the sessions' reply handling and pauses. Default 2: their tasks
+ *     never block, so a few serve every session.
+ * @param sessionWritersMax append sessions writing at the same moment (each writer blocks while its batch
+ *     commits; a read session re-resolving its stream borrows one); the others wait for a writer. Default
+ *     64, like the RPC threads.
+ * @param clientKeepAliveMinMs the most frequent client keep-alive ping the gRPC server accepts. Default
+ *     5000: clients of idle read sessions ping every few seconds.
+ * @param shardReadRequestTimeoutMs how long one attempt of a shard read, or a whole meta query, may wait
+ *     for its reply. Default 15000: above the longest park ({@link Limits#READ_PARK_MS_MAX}), so a parked
+ *     read is never mistaken for a dead leader, and long enough for a meta query to ride out an election.
+ * @param readReplyMarginMs how much longer than its park a shard read's reply may take before the read
+ *     fails as unavailable. Default 4000: a leader killed while it holds a parked read never answers, and
+ *     a tailing session retries before the request timeout.
+ * @param retiredClientCloseDelayMs how long a group client replaced after reaching a peer without the group
+ *     stays open. Default 20000: longer than any call still running on it (a parked read).
+ * @param writeDeadlineDefaultMs the longest a write may take when its caller set no earlier deadline (append
+ *     sessions set none); it also caps every write's deadline. Default 8000: several elections' worth.
+ * @param writeAdmissionMarginMs how much earlier than its caller's deadline a leader stops admitting a write.
+ *     Default 100: above the caller-to-gateway latency plus the clock skew NTP leaves between nodes.
+ * @param appendSessionInFlightBytesMax serialized batch bytes an append session may have submitted and not
+ *     yet answered ({@link Limits#SESSION_BATCHES_IN_FLIGHT_MAX} bounds the batches). Default 16 MiB: a
+ *     dozen largest batches, enough to keep a group busy.
+ * @param readSessionHeartbeatDefaultMs a read session's (gRPC or SSE) heartbeat interval when the client
+ *     asks for none. Default 3000: a dead connection is noticed within seconds.
+ * @param sseSessionsMax SSE sessions a node serves at once, each on a thread of its own; the next is refused
+ *     with 429. Default 256.
+ * @param sseShutdownGraceMs how long a stopping node waits for its SSE sessions to end their responses.
+ *     Default 2000.
+ * @param sseResolveBudgetMs how long opening an SSE session waits for the meta group to say whether the
+ *     stream exists; past it the session opens anyway. Default 10000: a meta election.
+ * @param sseUnavailableBudgetMs how long an SSE session keeps retrying while its stream's group cannot
+ *     serve reads, before it ends with an error event. Default 30000: several elections.
+ * @param ssePauseMs an SSE session's pause between retries, and after a read that returned at once.
+ *     Default 100: short against a heartbeat, long enough not to spin.
+ * @param sseReconnectMs the reconnection delay an SSE error event asks of an EventSource ({@code retry:}).
+ *     Default 1000.
+ * @param httpRequestBodyBytesMax largest HTTP request body (413 beyond). Default 8 MiB: a largest batch
+ *     fits even in base64 or escaped JSON.
+ * @param httpThreadsMax HTTP request threads; a blocked call (an append committing, a read waiting) holds
+ *     one. Default 128.
+ * @param httpThreadsMin HTTP request threads kept when idle. Default 4.
+ * @param httpConnectionsMax open HTTP connections; the next one waits in the accept backlog. With
+ *     HTTP/1.1's one request at a time per connection it bounds the requests queued for a thread. Default
+ *     1000.
+ * @param httpThreadIdleMs how long an idle HTTP thread above the minimum lives. Default 60000.
+ * @param httpConnectionIdleMs how long an HTTP connection may be silent. Default 90000: above the longest
+ *     read wait ({@link Limits#READ_WAIT_SECS_MAX}), so a long poll is never cut; SSE sessions write at
+ *     least every heartbeat.
+ * @param readWaitersMax reads parked at once in one shard, waiting for a record; the next is answered at
+ *     once and renews its poll. Default 10000.
+ * @param readWaiterAnswerThreadsMax threads answering a node's woken parked reads, off the apply threads.
+ *     Default 4: each answer is one short local read.
+ */
+public record NodeTuning(
+    int rpcThreadsMax,
+    int rpcQueuedCallsMax,
+    int grpcMessageBytesMax,
+    long grpcShutdownGraceMs,
+    int sessionThreadsMax,
+    int sessionWritersMax,
+    long clientKeepAliveMinMs,
+    long shardReadRequestTimeoutMs,
+    long readReplyMarginMs,
+    long retiredClientCloseDelayMs,
+    long writeDeadlineDefaultMs,
+    long writeAdmissionMarginMs,
+    long appendSessionInFlightBytesMax,
+    int readSessionHeartbeatDefaultMs,
+    int sseSessionsMax,
+    long sseShutdownGraceMs,
+    long sseResolveBudgetMs,
+    long sseUnavailableBudgetMs,
+    long ssePauseMs,
+    long sseReconnectMs,
+    int httpRequestBodyBytesMax,
+    int httpThreadsMax,
+    int httpThreadsMin,
+    int httpConnectionsMax,
+    int httpThreadIdleMs,
+    long httpConnectionIdleMs,
+    int readWaitersMax,
+    int readWaiterAnswerThreadsMax) {
+
+  private static final NodeTuning DEFAULTS = builder().build();
+
+  /**
+   * Checks every value's range and every combination; see the class comment.
+   *
+   * @throws IllegalArgumentException naming the first key out of its range, or the first combination
+   *     that does not hold, and what it must be
+   */
+  public NodeTuning {
+    range("rpcThreadsMax", rpcThreadsMax, 1, 10_000);
+    range("rpcQueuedCallsMax", rpcQueuedCallsMax, 1, 1_000_000);
+    range("grpcMessageBytesMax", grpcMessageBytesMax, Limits.COMMAND_SERIALIZED_BYTES_MAX + 1L, 1L << 30,
+        "above the largest log entry, Limits.COMMAND_SERIALIZED_BYTES_MAX");
+    range("grpcShutdownGraceMs", grpcShutdownGraceMs, 0, 600_000);
+    range("sessionThreadsMax", sessionThreadsMax, 1, 1_000);
+    range("sessionWritersMax", sessionWritersMax, 1, 10_000);
+    range("clientKeepAliveMinMs", clientKeepAliveMinMs, 0, 3_600_000);
+    range("shardReadRequestTimeoutMs", shardReadRequestTimeoutMs, Limits.READ_PARK_MS_MAX + 1L, 3_600_000,
+        "above the longest park, Limits.READ_PARK_MS_MAX");
+    range("readReplyMarginMs", readReplyMarginMs, 1, shardReadRequestTimeoutMs - Limits.READ_PARK_MS_MAX - 1,
+        "a parked read whose leader died must fail over before shardReadRequestTimeoutMs");
+    range("retiredClientCloseDelayMs", retiredClientCloseDelayMs, shardReadRequestTimeoutMs + 1, 86_400_000,
+        "above shardReadRequestTimeoutMs, so no call still running on a replaced client is cut");
+    range("writeDeadlineDefaultMs", writeDeadlineDefaultMs, 1, 3_600_000);
+    range("writeAdmissionMarginMs", writeAdmissionMarginMs, 0, writeDeadlineDefaultMs - 1,
+        "below writeDeadlineDefaultMs, or no write without a deadline could be admitted");
+    range("appendSessionInFlightBytesMax", appendSessionInFlightBytesMax, Limits.COMMAND_SERIALIZED_BYTES_MAX,
+        1L << 30, "at least one largest batch, Limits.COMMAND_SERIALIZED_BYTES_MAX");
+    range("readSessionHeartbeatDefaultMs", readSessionHeartbeatDefaultMs, Limits.READ_SESSION_HEARTBEAT_MS_MIN,
+        Limits.READ_SESSION_HEARTBEAT_MS_MAX, "a heartbeat a client could ask for");
+    range("sseSessionsMax", sseSessionsMax, 1, 100_000);
+    range("sseShutdownGraceMs", sseShutdownGraceMs, 0, 600_000);
+    range("sseResolveBudgetMs", sseResolveBudgetMs, 0, 3_600_000);
+    range("sseUnavailableBudgetMs", sseUnavailableBudgetMs, 0, 3_600_000);
+    range("ssePauseMs", ssePauseMs, 1, Limits.READ_SESSION_HEARTBEAT_MS_MIN,
+        "at most the shortest heartbeat, or a session could not beat in time");
+    range("sseReconnectMs", sseReconnectMs, 0, 3_600_000);
+    range("httpRequestBodyBytesMax", httpRequestBodyBytesMax, Limits.BATCH_METERED_BYTES_MAX, 1L << 30,
+        "at least a largest batch, Limits.BATCH_METERED_BYTES_MAX");
+    range("httpThreadsMax", httpThreadsMax, 8, 10_000, "Jetty's acceptor and selector threads take up to 8");
+    range("httpThreadsMin", httpThreadsMin, 1, httpThreadsMax, "at most httpThreadsMax");
+    range("httpConnectionsMax", httpConnectionsMax, 1, 1_000_000);
+    range("httpThreadIdleMs", httpThreadIdleMs, 1, 3_600_000);
+    range("httpConnectionIdleMs", httpConnectionIdleMs, Limits.READ_WAIT_SECS_MAX * 1000L + 1, 86_400_000,
+        "above the longest read wait, Limits.READ_WAIT_SECS_MAX, so a long poll is never cut");
+    range("readWaitersMax", readWaitersMax, 1, 10_000_000);
+    range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
+  }
+
+  private static void range(String key, long value, long min, long max) {
+    range(key, value, min, max, null);
+  }
+
+  private static void range(String key, long value, long min, long max, String why) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(key + " " + value + " must be between " + min + " and " + max
+          + (why == null ? "" : ": " + why));
+    }
+  }
+
+  /** The tunables every node runs with unless it is given others. */
+  public static NodeTuning defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder holding every default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these values, to change a few. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.rpcThreadsMax = rpcThreadsMax;
+    b.rpcQueuedCallsMax = rpcQueuedCallsMax;
+    b.grpcMessageBytesMax = grpcMessageBytesMax;
+    b.grpcShutdownGraceMs = grpcShutdownGraceMs;
+    b.sessionThreadsMax = sessionThreadsMax;
+    b.sessionWritersMax = sessionWritersMax;
+    b.clientKeepAliveMinMs = clientKeepAliveMinMs;
+    b.shardReadRequestTimeoutMs = shardReadRequestTimeoutMs;
+    b.readReplyMarginMs = readReplyMarginMs;
+    b.retiredClientCloseDelayMs = retiredClientCloseDelayMs;
+    b.writeDeadlineDefaultMs = writeDeadlineDefaultMs;
+    b.writeAdmissionMarginMs = writeAdmissionMarginMs;
+    b.appendSessionInFlightBytesMax = appendSessionInFlightBytesMax;
+    b.readSessionHeartbeatDefaultMs = readSessionHeartbeatDefaultMs;
+    b.sseSessionsMax = sseSessionsMax;
+    b.sseShutdownGraceMs = sseShutdownGraceMs;
+    b.sseResolveBudgetMs = sseResolveBudgetMs;
+    b.sseUnavailableBudgetMs = sseUnavailableBudgetMs;
+    b.ssePauseMs = ssePauseMs;
+    b.sseReconnectMs = sseReconnectMs;
+    b.httpRequestBodyBytesMax = httpRequestBodyBytesMax;
+    b.httpThreadsMax = httpThreadsMax;
+    b.httpThreadsMin = httpThreadsMin;
+    b.httpConnectionsMax = httpConnectionsMax;
+    b.httpThreadIdleMs = httpThreadIdleMs;
+    b.httpConnectionIdleMs = httpConnectionIdleMs;
+    b.readWaitersMax = readWaitersMax;
+    b.readWaiterAnswerThreadsMax = readWaiterAnswerThreadsMax;
+    return b;
+  }
+
+  /**
+   * Builds a {@link NodeTuning}; each field starts at its default (see the record's components). Each
+   * setter sets the component of the same name. Not thread-safe.
+   */
+  public static final class Builder {
+    private int rpcThreadsMax = 64;
+    private int rpcQueuedCallsMax = 10_000;
+    private int grpcMessageBytesMax = 8 << 20;
+    private long grpcShutdownGraceMs = 2_000;
+    private int sessionThreadsMax = 2;
+    private int sessionWritersMax = 64;
+    private long clientKeepAliveMinMs = 5_000;
+    private long shardReadRequestTimeoutMs = Limits.READ_PARK_MS_MAX + 5_000L;
+    private long readReplyMarginMs = 4_000;
+    private long retiredClientCloseDelayMs = Limits.READ_PARK_MS_MAX + 10_000L;
+    private long writeDeadlineDefaultMs = 8_000;
+    private long writeAdmissionMarginMs = 100;
+    private long appendSessionInFlightBytesMax = 16L << 20;
+    private int readSessionHeartbeatDefaultMs = 3_000;
+    private int sseSessionsMax = 256;
+    private long sseShutdownGraceMs = 2_000;
+    private long sseResolveBudgetMs = 10_000;
+    private long sseUnavailableBudgetMs = 30_000;
+    private long ssePauseMs = 100;
+    private long sseReconnectMs = 1_000;
+    private int httpRequestBodyBytesMax = 8 << 20;
+    private int httpThreadsMax = 128;
+    private int httpThreadsMin = 4;
+    private int httpConnectionsMax = 1_000;
+    private int httpThreadIdleMs = 60_000;
+    private long httpConnectionIdleMs = 90_000;
+    private int readWaitersMax = 10_000;
+    private int readWaiterAnswerThreadsMax = 4;
+
+    private Builder() {}
+
+    public Builder rpcThreadsMax(int value) {
+      rpcThreadsMax = value;
+      return this;
+    }
+
+    public Builder rpcQueuedCallsMax(int value) {
+      rpcQueuedCallsMax = value;
+      return this;
+    }
+
+    public Builder grpcMessageBytesMax(int value) {
+      grpcMessageBytesMax = value;
+      return this;
+    }
+
+    public Builder grpcShutdownGraceMs(long value) {
+      grpcShutdownGraceMs = value;
+      return this;
+    }
+
+    public Builder sessionThreadsMax(int value) {
+      sessionThreadsMax = value;
+      return this;
+    }
+
+    public Builder sessionWritersMax(int value) {
+      sessionWritersMax = value;
+      return this;
+    }
+
+    public Builder clientKeepAliveMinMs(long value) {
+      clientKeepAliveMinMs = value;
+      return this;
+    }
+
+    public Builder shardReadRequestTimeoutMs(long value) {
+      shardReadRequestTimeoutMs = value;
+      return this;
+    }
+
+    public Builder readReplyMarginMs(long value) {
+      readReplyMarginMs = value;
+      return this;
+    }
+
+    public Builder retiredClientCloseDelayMs(long value) {
+      retiredClientCloseDelayMs = value;
+      return this;
+    }
+
+    public Builder writeDeadlineDefaultMs(long value) {
+      writeDeadlineDefaultMs = value;
+      return this;
+    }
+
+    public Builder writeAdmissionMarginMs(long value) {
+      writeAdmissionMarginMs = value;
+      return this;
+    }
+
+    public Builder appendSessionInFlightBytesMax(long value) {
+      appendSessionInFlightBytesMax = value;
+      return this;
+    }
+
+    public Builder readSessionHeartbeatDefaultMs(int value) {
+      readSessionHeartbeatDefaultMs = value;
+      return this;
+    }
+
+    public Builder sseSessionsMax(int value) {
+      sseSessionsMax = value;
+      return this;
+    }
+
+    public Builder sseShutdownGraceMs(long value) {
+      sseShutdownGraceMs = value;
+      return this;
+    }
+
+    public Builder sseResolveBudgetMs(long value) {
+      sseResolveBudgetMs = value;
+      return this;
+    }
+
+    public Builder sseUnavailableBudgetMs(long value) {
+      sseUnavailableBudgetMs = value;
+      return this;
+    }
+
+    public Builder ssePauseMs(long value) {
+      ssePauseMs = value;
+      return this;
+    }
+
+    public Builder sseReconnectMs(long value) {
+      sseReconnectMs = value;
+      return this;
+    }
+
+    public Builder httpRequestBodyBytesMax(int value) {
+      httpRequestBodyBytesMax = value;
+      return this;
+    }
+
+    public Builder httpThreadsMax(int value) {
+      httpThreadsMax = value;
+      return this;
+    }
+
+    public Builder httpThreadsMin(int value) {
+      httpThreadsMin = value;
+      return this;
+    }
+
+    public Builder httpConnectionsMax(int value) {
+      httpConnectionsMax = value;
+      return this;
+    }
+
+    public Builder httpThreadIdleMs(int value) {
+      httpThreadIdleMs = value;
+      return this;
+    }
+
+    public Builder httpConnectionIdleMs(long value) {
+      httpConnectionIdleMs = value;
+      return this;
+    }
+
+    public Builder readWaitersMax(int value) {
+      readWaitersMax = value;
+      return this;
+    }
+
+    public Builder readWaiterAnswerThreadsMax(int value) {
+      readWaiterAnswerThreadsMax = value;
+      return this;
+    }
+
+    /**
+     * The tunables set so far.
+     *
+     * @throws IllegalArgumentException naming the first key out of its range, or the first combination
+     *     that does not hold, and what it must be
+     */
+    public NodeTuning build() {
+      return new NodeTuning(rpcThreadsMax, rpcQueuedCallsMax, grpcMessageBytesMax, grpcShutdownGraceMs,
+          sessionThreadsMax, sessionWritersMax, clientKeepAliveMinMs, shardReadRequestTimeoutMs,
+          readReplyMarginMs, retiredClientCloseDelayMs, writeDeadlineDefaultMs, writeAdmissionMarginMs,
+          appendSessionInFlightBytesMax, readSessionHeartbeatDefaultMs, sseSessionsMax, sseShutdownGraceMs,
+          sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
+          httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
+          readWaitersMax, readWaiterAnswerThreadsMax);
+    }
+  }
+}
