@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,21 +59,23 @@ public final class Bench {
    * @param conditional whether each producer appends with an advancing match_seq_num
    * @param linger the producers' linger
    * @param inFlightBytesMax the producers' in-flight byte bound
-   * @param batchesInFlightMax the producers' bound on batches sent and not yet acknowledged, 1 to
-   *     {@link ProducerOptions#BATCHES_IN_FLIGHT_MAX}; 1 appends one batch at a time (latency mode)
+   * @param appendsInFlightMax 0 to let each producer append as fast as it is allowed (the Producer's
+   *     default window); else 1 to {@link ProducerOptions#BATCHES_IN_FLIGHT_MAX}: each producer keeps at
+   *     most this many appends (of one record each) unacknowledged and as many batches in flight, so 1
+   *     appends one record at a time and measures a single append's latency (latency mode)
    */
   public record Config(List<StreamAddress> streams, int producers, int recordBytes, Duration duration,
       long recordsMax, long ratePerSec, boolean conditional, Duration linger, long inFlightBytesMax,
-      int batchesInFlightMax) {
+      int appendsInFlightMax) {
     public Config {
       streams = List.copyOf(streams);
       if (recordBytes < BODY_HEADER_BYTES || recordBytes > RECORD_BYTES_MAX) {
         throw new IllegalArgumentException("--record-bytes must be between " + BODY_HEADER_BYTES
             + " (the bench's own payload header) and " + RECORD_BYTES_MAX + " (a record is at most 1 MiB)");
       }
-      if (batchesInFlightMax < 1 || batchesInFlightMax > ProducerOptions.BATCHES_IN_FLIGHT_MAX) {
+      if (appendsInFlightMax < 0 || appendsInFlightMax > ProducerOptions.BATCHES_IN_FLIGHT_MAX) {
         throw new IllegalArgumentException("--in-flight-batches must be between 1 and "
-            + ProducerOptions.BATCHES_IN_FLIGHT_MAX + ", got " + batchesInFlightMax);
+            + ProducerOptions.BATCHES_IN_FLIGHT_MAX + ", got " + appendsInFlightMax);
       }
       if (producers < 1 || streams.isEmpty()) {
         throw new IllegalArgumentException("need at least one producer and one stream");
@@ -150,7 +153,13 @@ public final class Bench {
     java.util.Arrays.fill(seqNums, -1);
     ackedSeqNums[id] = seqNums;
     ProducerOptions.Builder options = ProducerOptions.builder().linger(config.linger())
-        .inFlightBytesMax(config.inFlightBytesMax()).batchesInFlightMax(config.batchesInFlightMax());
+        .inFlightBytesMax(config.inFlightBytesMax());
+    // In latency mode a producer waits for an ack before going past its window, so no append queues
+    // behind others and an ack's latency is that of one append.
+    Semaphore window = new Semaphore(config.appendsInFlightMax() == 0 ? Integer.MAX_VALUE : config.appendsInFlightMax());
+    if (config.appendsInFlightMax() > 0) {
+      options.batchesInFlightMax(config.appendsInFlightMax());
+    }
     if (config.conditional()) {
       options.matchSeqNum(client.checkTail(stream).seqNum());
     }
@@ -166,10 +175,14 @@ public final class Bench {
             TimeUnit.NANOSECONDS.sleep(waitNanos);
           }
         }
+        if (!window.tryAcquire(Math.max(0, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+          break;
+        }
         long sentNanos = System.nanoTime();
         int index = i;
         producer.append(AppendRecord.of(body(sentNanos, id, i))).whenComplete((ack, e) -> {
           acked(id, index, sentNanos, ack, e);
+          window.release();
         });
         streamProduced.incrementAndGet();
       }

@@ -30,10 +30,11 @@ public record BenchReport(Bench.Config config, long appendNanos, long acked, lon
 
   /** Prints the human-readable table. */
   public void printTable(PrintStream out) {
-    out.printf(Locale.ROOT, "producers %d x streams %d, record %d B, %s, linger %d ms, in flight %d KiB, %s%n",
+    out.printf(Locale.ROOT, "producers %d x streams %d, record %d B, %s, linger %d ms, in flight %s, %s%n",
         config.producers(), config.streams().size(), config.recordBytes(),
         config.conditional() ? "conditional" : "plain", config.linger().toMillis(),
-        config.inFlightBytesMax() / 1024,
+        config.appendsInFlightMax() > 0 ? config.appendsInFlightMax() + " appends (latency mode)"
+            : config.inFlightBytesMax() / 1024 + " KiB",
         config.ratePerSec() > 0 ? "rate " + config.ratePerSec() + " rec/s" : "unthrottled");
     out.printf(Locale.ROOT, "%-22s %12.0f%n", "throughput rec/s", recordsPerSec());
     out.printf(Locale.ROOT, "%-22s %12.2f%n", "throughput MiB/s", mibPerSec());
@@ -64,6 +65,7 @@ public record BenchReport(Bench.Config config, long appendNanos, long acked, lon
     root.put("conditional", config.conditional());
     root.put("linger_ms", config.linger().toMillis());
     root.put("in_flight_bytes_max", config.inFlightBytesMax());
+    root.put("appends_in_flight_max", config.appendsInFlightMax());
     root.put("rate_per_sec", config.ratePerSec());
     root.put("append_seconds", appendNanos / 1e9);
     root.put("acked_records", acked);

@@ -74,8 +74,9 @@ public final class BenchCommand extends ClientCommand {
   Long inFlightBytes;
 
   @Option(names = "--in-flight-batches", paramLabel = "N",
-      description = "Batches each producer keeps sent and unacknowledged, 1 to 1000; 1 appends one batch at a "
-          + "time, which measures the latency of a single append (default: the Producer default, 2).")
+      description = "Latency mode: each producer keeps at most N appends (of one record each) unacknowledged, "
+          + "1 to 1000; 1 appends one record at a time, which measures a single append's latency "
+          + "(default: as fast as the Producer's own window allows).")
   Integer inFlightBatches;
 
   @Option(names = "--json", paramLabel = "FILE", defaultValue = "bench.json",
@@ -84,6 +85,14 @@ public final class BenchCommand extends ClientCommand {
 
   @Option(names = "--check", description = "Verify every acknowledged record afterwards.")
   boolean check;
+
+  private static int checkedInFlightBatches(int n) {
+    if (n < 1) {
+      throw new InputException("--in-flight-batches must be between 1 and " + ProducerOptions.BATCHES_IN_FLIGHT_MAX
+          + ", got " + n);
+    }
+    return n;
+  }
 
   @Override
   protected int run(NovaClient client) throws Exception {
@@ -112,7 +121,7 @@ public final class BenchCommand extends ClientCommand {
       bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
           conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
           inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes,
-          inFlightBatches == null ? ProducerOptions.BATCHES_IN_FLIGHT_DEFAULT : inFlightBatches));
+          inFlightBatches == null ? 0 : checkedInFlightBatches(inFlightBatches)));
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
