@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
+import io.nova.protocol.encoding.Base64Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +21,8 @@ import java.util.Set;
  * JSON input: one object per line,
  * {@code {"headers":[["name","value"],...],"body":"..."}}. Strings are encoded as UTF-8. Binary data
  * goes in {@code "body_base64"} instead of {@code "body"}, and {@code "headers_base64"} (pairs of base64
- * strings) instead of {@code "headers"}; an optional {@code "timestamp"} (ms since the epoch) asks for a
+ * strings) instead of {@code "headers"}, in canonical padded standard base64 ({@link Base64Text}, the
+ * HTTP API's rule); an optional {@code "timestamp"} (ms since the epoch) asks for a
  * client timestamp. {@code "seq_num"} is ignored, so the output of {@code nova read --format json} can be
  * appended again. Any other key, a missing body, or malformed JSON is an error naming the line. Blank
  * lines are skipped.
@@ -130,7 +131,8 @@ public final class JsonRecordSource implements RecordSource {
       throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
     }
     List<Header> headers = new ArrayList<>(array.size());
-    for (JsonNode pair : array) {
+    for (int i = 0; i < array.size(); i++) {
+      JsonNode pair = array.get(i);
       if (!pair.isArray() || pair.size() != 2) {
         throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
       }
@@ -139,7 +141,8 @@ public final class JsonRecordSource implements RecordSource {
       String value = string(pair.get(1), pairRule, lineNumber);
       headers.add(text != null
           ? new Header(name.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
-          : new Header(decode(name, key, lineNumber), decode(value, key, lineNumber)));
+          : new Header(decode(name, key + "[" + i + "][0]", lineNumber),
+              decode(value, key + "[" + i + "][1]", lineNumber)));
     }
     return headers;
   }
@@ -152,11 +155,12 @@ public final class JsonRecordSource implements RecordSource {
     return node.asText();
   }
 
-  private static byte[] decode(String base64, String key, long lineNumber) {
+  /** The bytes of {@code base64}, read by the rule the HTTP API applies too ({@link Base64Text}). */
+  private static byte[] decode(String base64, String field, long lineNumber) {
     try {
-      return Base64.getDecoder().decode(base64);
-    } catch (IllegalArgumentException e) {
-      throw error(lineNumber, "\"" + key + "\" is not valid base64: " + e.getMessage());
+      return Base64Text.decode(base64, field);
+    } catch (Base64Text.InvalidBase64Exception e) {
+      throw error(lineNumber, e.getMessage());
     }
   }
 

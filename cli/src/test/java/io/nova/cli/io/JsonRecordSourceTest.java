@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Proves JSON input parsing, its line-numbered errors, and that JSON output parses back. */
@@ -75,6 +76,18 @@ class JsonRecordSourceTest {
     JsonRecordSource s = source("{\"body\":\"ok\"}\n" + bad + "\n");
     s.next();
     assertThatThrownBy(s::next).isInstanceOf(InputException.class).hasMessageStartingWith("line 2: ");
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', value = {
+      // the line                                        | the message (the rule HTTP applies too)
+      "{\"body_base64\":\"aGl=\"}                          | line 1: body_base64 is not canonical base64: the unused bits of its last group are not zero (\"aGl=\" must be written \"aGk=\")",
+      "{\"body_base64\":\"aGk\"}                           | line 1: body_base64 is 3 characters long, not a multiple of 4",
+      "{\"body_base64\":\"a-k=\"}                          | line 1: body_base64 has '-' (the URL-safe alphabet",
+      "{\"body\":\"x\",\"headers_base64\":[[\"AA==\",\"aGl=\"]]} | line 1: headers_base64[0][1] is not canonical base64",
+  })
+  void base64IsReadByTheSameStrictRuleAsHttp(String line, String message) {
+    assertThatThrownBy(source(line + "\n")::next).isInstanceOf(InputException.class).hasMessageStartingWith(message);
   }
 
   @Test
