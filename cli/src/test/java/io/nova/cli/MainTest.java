@@ -86,7 +86,7 @@ class MainTest {
     Result r = run("{\"body\":\"a\"}\n{\"body\":\n", NOWHERE, "append", "nova://b/s", "--format", "json",
         "--retry-budget", "1ms");
     assertThat(r.exitCode()).isEqualTo(2);
-    assertThat(r.err()).contains("line 2: invalid JSON");
+    assertThat(r.err()).contains("line 2, column 9: invalid JSON: Unexpected end-of-input").doesNotContain("Source");
     assertThat(r.err()).contains("appended 0 records");
   }
 

@@ -1,10 +1,7 @@
 package io.nova.cli.io;
 
 import io.nova.protocol.limits.Limits;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
@@ -24,8 +21,8 @@ import java.util.Set;
  * strings) instead of {@code "headers"}, in canonical padded standard base64 ({@link Base64Text}, the
  * HTTP API's rule); an optional {@code "timestamp"} (ms since the epoch) asks for a
  * client timestamp. {@code "seq_num"} is ignored, so the output of {@code nova read --format json} can be
- * appended again. Any other key, a missing body, or malformed JSON is an error naming the line. Blank
- * lines are skipped.
+ * appended again. Any other key, a key given twice, a missing body, or malformed JSON is an error naming
+ * the line (and the column of a syntax error, {@link JsonLine}). Blank lines are skipped.
  */
 public final class JsonRecordSource implements RecordSource {
 
@@ -34,9 +31,6 @@ public final class JsonRecordSource implements RecordSource {
 
   private static final Set<String> KEYS =
       Set.of("headers", "headers_base64", "body", "body_base64", "timestamp", "seq_num");
-
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final LineReader lines;
 
@@ -67,14 +61,7 @@ public final class JsonRecordSource implements RecordSource {
 
   /** Parses one JSON line into a record. */
   static AppendRecord parse(byte[] line, long lineNumber) {
-    JsonNode node;
-    try {
-      node = MAPPER.readTree(line);
-    } catch (JsonProcessingException e) {
-      throw error(lineNumber, "invalid JSON: " + e.getOriginalMessage());
-    } catch (IOException e) {
-      throw error(lineNumber, "invalid JSON: " + e.getMessage());
-    }
+    JsonNode node = JsonLine.read(line, lineNumber);
     if (node == null || !node.isObject()) {
       throw error(lineNumber, "expected a JSON object like {\"body\":\"...\"}");
     }

@@ -75,7 +75,35 @@ class JsonRecordSourceTest {
   void rejectsMalformedLinesNamingTheLine(String bad) throws IOException {
     JsonRecordSource s = source("{\"body\":\"ok\"}\n" + bad + "\n");
     s.next();
-    assertThatThrownBy(s::next).isInstanceOf(InputException.class).hasMessageStartingWith("line 2: ");
+    assertThatThrownBy(s::next).isInstanceOf(InputException.class).hasMessageMatching("line 2(, column \\d+)?: .*");
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+      // the second line                | the whole message
+      "{\"body\":                     | line 2, column 9: invalid JSON: Unexpected end-of-input within/between Object entries",
+      "{\"body\":\"x\"                  | line 2, column 12: invalid JSON: Unexpected end-of-input: expected close marker for Object (start marker at column 1)",
+      "not json                       | line 2, column 5: invalid JSON: Unrecognized token 'not': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+      "{\"body\":\"x\"} trailing        | line 2, column 14: unexpected data after the JSON value; give one JSON object per line",
+      "{\"body\":\"x\"} {}              | line 2, column 14: unexpected data after the JSON value; give one JSON object per line",
+      "{\"body\":\"x\",\"body\":\"y\"}      | line 2, column 19: key \"body\" appears more than once; give it once",
+      "{\"body\":01}                  | line 2, column 10: invalid JSON: Invalid numeric value: Leading zeroes not allowed",
+  })
+  void syntaxErrorsNameTheLineAndColumnWithoutJacksonInternals(String bad, String message) {
+    JsonRecordSource s = source("{\"body\":\"ok\"}\n" + bad + "\n");
+    assertThatThrownBy(() -> {
+      s.next();
+      s.next();
+    }).isInstanceOf(InputException.class).hasMessage(message);
+  }
+
+  @Test
+  void parserLimitsAreSaidWithoutJavaNames() {
+    assertThatThrownBy(source("[".repeat(1200) + "\n")::next).isInstanceOf(InputException.class)
+        .hasMessageStartingWith("line 1")
+        .hasMessageContaining("nesting depth (1001) exceeds the maximum allowed (1000)")
+        .satisfies(e -> assertThat(e.getMessage())
+            .doesNotContain("Source", "REDACTED", "StreamReadFeature", "StreamReadConstraints", "`", "com.fasterxml"));
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
