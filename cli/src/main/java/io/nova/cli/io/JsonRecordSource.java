@@ -35,7 +35,7 @@ public final class JsonRecordSource implements RecordSource {
   private final LineReader lines;
 
   public JsonRecordSource(InputStream in) {
-    this.lines = new LineReader(in, LINE_BYTES_MAX, "JSON line");
+    this.lines = new LineReader(in, LINE_BYTES_MAX, n -> RecordLimit.jsonLineTooLong(n, LINE_BYTES_MAX));
   }
 
   @Override
@@ -52,8 +52,7 @@ public final class JsonRecordSource implements RecordSource {
       AppendRecord record = parse(line, lineNumber);
       long metered = record.meteredBytes();
       if (metered > Limits.RECORD_METERED_BYTES_MAX) {
-        throw error(lineNumber, "record of " + metered + " metered bytes exceeds the limit of "
-            + Limits.RECORD_METERED_BYTES_MAX + " (1 MiB)");
+        throw RecordLimit.recordTooLarge(lineNumber, record);
       }
       return new InputRecord(lineNumber, record, metered);
     }

@@ -2,6 +2,7 @@ package io.nova.cli.io;
 
 import io.nova.protocol.limits.Limits;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nova.cli.InputException;
@@ -123,6 +124,21 @@ class JsonRecordSourceTest {
     String body = "x".repeat((int) Limits.RECORD_METERED_BYTES_MAX);
     assertThatThrownBy(() -> source("{\"body\":\"" + body + "\"}").next())
         .isInstanceOf(InputException.class).hasMessageContaining("line 1:").hasMessageContaining("1 MiB");
+    String nearly = "x".repeat((int) Limits.RECORD_METERED_BYTES_MAX - 8 - 2 - 3);
+    JsonRecordSource s = source("{\"body\":\"ok\"}\n\n{\"headers\":[[\"k\",\"vv\"]],\"body\":\"" + nearly + "y\"}");
+    assertThatCode(s::next).doesNotThrowAnyException();
+    assertThatThrownBy(s::next).isInstanceOf(InputException.class).hasMessage("line 3: the record is 1048577 metered"
+        + " bytes (8 + 2 x 1 header + 3 header bytes + 1048564 body bytes), over the limit of 1 MiB = 1048576 metered"
+        + " bytes (counted as 8 + 2 per header + the bytes of every header name and value + the body's bytes): split"
+        + " its body across records");
+  }
+
+  @Test
+  void aLineLongerThanAnyRecordCanBeWrittenSaysWhy() {
+    String huge = "{\"body\":\"" + "x".repeat(JsonRecordSource.LINE_BYTES_MAX) + "\"}";
+    assertThatThrownBy(() -> source(huge).next()).isInstanceOf(InputException.class)
+        .hasMessageStartingWith("line 1: the JSON line is longer than 8388608 bytes")
+        .hasMessageContaining("1048576 metered bytes");
   }
 
   @Test
