@@ -50,7 +50,7 @@ class MainTest {
   @ParameterizedTest(name = "[{index}] {0}")
   @CsvSource(delimiter = '|', value = {
       "''                                         | missing a command",
-      "bogus                                      | Unmatched argument",
+      "bogus                                      | unknown command 'bogus'; the commands are dev, server,",
       "append                                     | Missing required parameter",
       "read nova://b/s --seq-num 1 --timestamp 2  | mutually exclusive",
       "read nova://b/s --count x                  | --count",
@@ -77,6 +77,22 @@ class MainTest {
     assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
     assertThat(r.err()).contains(expected);
     assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', value = {
+      "apend nova://b/s           | nova: unknown command 'apend'; did you mean 'append'? (see 'nova --help')",
+      "tial -f nova://b/s         | nova: unknown command 'tial'; did you mean 'tail'? (see 'nova --help')",
+      "create nova://b/s          | nova: unknown command 'create'; did you mean 'create-basin' or 'create-stream'? (see 'nova --help')",
+      "cluster statsu             | nova cluster: unknown command 'statsu'; did you mean 'status'? (see 'nova cluster --help')",
+      "read nova://b/s --cout 3   | nova read: unknown option '--cout'; did you mean '--count'? (see 'nova read --help')",
+      "read nova://b/s --cout=3   | nova read: unknown option '--cout'; did you mean '--count'? (see 'nova read --help')",
+  })
+  void anUnknownVerbOrOptionSaysSoAndSuggestsTheNearest(String args, String message) {
+    Result r = run("", (NOWHERE + " " + args).split(" "));
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).isEqualTo(message + System.lineSeparator());
     assertThat(r.out()).isEmpty();
   }
 
