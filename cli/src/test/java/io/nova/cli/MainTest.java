@@ -96,6 +96,17 @@ class MainTest {
     assertThat(r.out()).isEmpty();
   }
 
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource({"read nova://demo/", "create-basin nova://", "delete-basin "})
+  void aLongNameIsNamedOnceShortened(String prefix) {
+    Result r = run("", NOWHERE, prefix.split(" ")[0], prefix.split(" ").length > 1 ? prefix.split(" ")[1]
+        + "n".repeat(300) : "n".repeat(300));
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.err()).contains("300 chars long").doesNotContain("n".repeat(61));
+    assertThat(r.err().split("n{40}", -1)).as("the name appears once: " + r.err()).hasSize(2);
+  }
+
   @Test
   void badJsonInputExits2NamingTheLine() {
     // No cluster is reachable: give up on the first record at once rather than reconnecting.
