@@ -19,13 +19,19 @@ final class RequestBodies {
   private RequestBodies() {}
 
   /**
-   * The request body's bytes, at most {@link HttpServer#REQUEST_BODY_BYTES_MAX}. Read here rather than
-   * with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is a client
-   * error, answered 413 and logged at DEBUG like every other (docs/operations.md).
+   * The request body's bytes with its {@code Content-Encoding} undone ({@link ContentEncoding}), at most
+   * {@link HttpServer#REQUEST_BODY_BYTES_MAX} both as sent and decoded. Read here rather than with
+   * Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is a client error,
+   * answered 413 and logged at DEBUG like every other (docs/operations.md).
    *
-   * @throws ApiError 413 {@code payload_too_large} when the body is larger
+   * @throws ApiError 413 {@code payload_too_large} when the body is larger; 415
+   *     {@code unsupported_encoding} or 400 from {@link ContentEncoding#decode}
    */
   static byte[] read(Context ctx) {
+    return ContentEncoding.decode(ctx, readRaw(ctx));
+  }
+
+  private static byte[] readRaw(Context ctx) {
     int max = HttpServer.REQUEST_BODY_BYTES_MAX;
     // Read up to the limit even when Content-Length already says too much: answering before the client
     // has sent its body makes it see a reset connection (broken pipe) instead of the 413.
