@@ -9,14 +9,14 @@ import io.nova.protocol.encoding.Base64Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
 /**
  * JSON input: one object per line,
- * {@code {"headers":[["name","value"],...],"body":"..."}}. Strings are encoded as UTF-8. Binary data
+ * {@code {"headers":[["name","value"],...],"body":"..."}} (headers may also be {@code {"name","value"}}
+ * objects, as HTTP reads answer them by default: {@link JsonHeaders}). Strings are encoded as UTF-8. Binary data
  * goes in {@code "body_base64"} instead of {@code "body"}, and {@code "headers_base64"} (pairs of base64
  * strings) instead of {@code "headers"}, in canonical padded standard base64 ({@link Base64Text}, the
  * HTTP API's rule); an optional {@code "timestamp"} (ms since the epoch) asks for a
@@ -113,24 +113,7 @@ public final class JsonRecordSource implements RecordSource {
     if (array == null || array.isNull()) {
       return List.of();
     }
-    if (!array.isArray()) {
-      throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
-    }
-    List<Header> headers = new ArrayList<>(array.size());
-    for (int i = 0; i < array.size(); i++) {
-      JsonNode pair = array.get(i);
-      if (!pair.isArray() || pair.size() != 2) {
-        throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
-      }
-      String pairRule = "\"" + key + "\" must be an array of [name, value] pairs of strings";
-      String name = string(pair.get(0), pairRule, lineNumber);
-      String value = string(pair.get(1), pairRule, lineNumber);
-      headers.add(text != null
-          ? new Header(name.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
-          : new Header(decode(name, key + "[" + i + "][0]", lineNumber),
-              decode(value, key + "[" + i + "][1]", lineNumber)));
-    }
-    return headers;
+    return JsonHeaders.read(array, key, base64 != null, lineNumber);
   }
 
   /** {@code node}'s text; {@code rule} is the error message when it is not a JSON string. */

@@ -55,7 +55,8 @@ class JsonRecordSourceTest {
   void aNonStringBodyOrHeaderSaysWhatIsExpected() throws IOException {
     assertThatThrownBy(source("{\"body\":1}\n")::next).hasMessage("line 1: \"body\" must be a string");
     assertThatThrownBy(source("{\"body\":\"x\",\"headers\":[[\"k\",2]]}\n")::next)
-        .hasMessage("line 1: \"headers\" must be an array of [name, value] pairs of strings");
+        .hasMessage("line 1: \"headers\" must be an array of [name, value] pairs of strings or {\"name\": ...,"
+            + " \"value\": ...} objects");
   }
 
   @ParameterizedTest
@@ -69,6 +70,9 @@ class JsonRecordSourceTest {
       "{\"body\":\"x\",\"body_base64\":\"eA==\"}",
       "{\"body\":\"x\",\"headers\":[[\"only-name\"]]}",
       "{\"body\":\"x\",\"headers\":{\"k\":\"v\"}}",
+      "{\"body\":\"x\",\"headers\":[{\"name\":\"k\",\"val\":\"v\"}]}",
+      "{\"body\":\"x\",\"headers\":[{\"name\":1}]}",
+      "{\"body\":\"x\",\"headers\":[\"k\"]}",
       "{\"body_base64\":\"%%%\"}",
       "{\"body\":\"x\",\"timestamp\":-1}",
       "{\"body\":\"x\",\"timestamp\":1.5}",
@@ -139,6 +143,19 @@ class JsonRecordSourceTest {
     assertThatThrownBy(() -> source(huge).next()).isInstanceOf(InputException.class)
         .hasMessageStartingWith("line 1: the JSON line is longer than 8388608 bytes")
         .hasMessageContaining("1048576 metered bytes");
+  }
+
+  @Test
+  void headersMayBeTheObjectsHttpAnswersByDefault() throws IOException {
+    // A record as GET .../records answers it (headers as objects, seq_num and timestamp included).
+    JsonRecordSource s = source("{\"seq_num\":3,\"timestamp\":7,\"headers\":[{\"name\":\"k\",\"value\":\"v\"},"
+        + "[\"n\",\"w\"],{\"name\":\"only-name\"}],\"body\":\"b\"}\n"
+        + "{\"body\":\"b\",\"headers_base64\":[{\"name\":\"AA==\",\"value\":\"/w==\"}]}\n");
+    assertThat(s.next().record().headers()).containsExactly(new Header("k".getBytes(), "v".getBytes()),
+        new Header("n".getBytes(), "w".getBytes()), new Header("only-name".getBytes(), new byte[0]));
+    assertThat(s.next().record().headers()).containsExactly(new Header(new byte[] {0}, new byte[] {(byte) 0xff}));
+    assertThatThrownBy(source("{\"body\":\"b\",\"headers_base64\":[{\"name\":\"aGl=\"}]}")::next)
+        .hasMessageStartingWith("line 1: headers_base64[0].name is not canonical base64");
   }
 
   @Test

@@ -75,17 +75,27 @@ enum BodyEncoding {
     if (this == UTF8) {
       return ByteString.copyFromUtf8(text);
     }
+    return base64(text, field, ", or send utf8 without " + HEADER + ": base64");
+  }
+
+  /**
+   * The bytes of a field that is base64 whatever the request's encoding ({@code body_base64},
+   * {@code headers_base64}); null is empty.
+   *
+   * @throws ApiError 400 {@code invalid_argument} naming {@code field} when {@code text} is not base64
+   */
+  static ByteString base64Field(String text, String field) {
+    return text == null ? ByteString.EMPTY : base64(text, field, "");
+  }
+
+  /** Decodes by {@link Base64Text#RULE}, the rule the CLI applies too; {@code hint} ends the 400's message. */
+  private static ByteString base64(String text, String field, String hint) {
     try {
       return ByteString.copyFrom(Base64Text.decode(text, field));
     } catch (Base64Text.InvalidBase64Exception e) {
-      throw notBase64(e);
+      throw ApiError.invalidArgument(e.field(), Base64Text.RULE, e.getMessage()
+          + "; encode it with a standard base64 encoder" + hint);
     }
-  }
-
-  /** The 400 for text that breaks {@link Base64Text#RULE}, the rule the CLI applies too. */
-  static ApiError notBase64(Base64Text.InvalidBase64Exception e) {
-    return ApiError.invalidArgument(e.field(), Base64Text.RULE, e.getMessage()
-        + "; encode it with a standard base64 encoder, or send utf8 without " + HEADER + ": base64");
   }
 
   /** The JSON string standing for {@code bytes}. */

@@ -61,6 +61,7 @@ final class SseReadSession implements Runnable {
   private final ReadRequest request;
   private final int heartbeatMs;
   private final BodyEncoding encoding;
+  private final RecordShape shape;
   private final Clock clock;
   private final Runnable onEnd;
   /**
@@ -83,6 +84,7 @@ final class SseReadSession implements Runnable {
     this.request = params.request();
     this.heartbeatMs = params.heartbeatMs();
     this.encoding = encoding;
+    this.shape = params.shape();
     this.clock = clock;
     this.onEnd = onEnd;
     ReadLimit limit = request.getLimit();
@@ -149,7 +151,7 @@ final class SseReadSession implements Runnable {
     long tailSeqNum = read.getTail().getSeqNum();
     if (read.getRecordsCount() > 0) {
       for (SequencedRecord r : read.getRecordsList()) {
-        client.sendEvent("record", Json.line(JsonViews.record(r, encoding)), Long.toString(r.getSeqNum()));
+        client.sendEvent("record", Json.line(JsonViews.record(r, encoding, shape)), Long.toString(r.getSeqNum()));
         countLeft--;
         bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
       }

@@ -142,6 +142,10 @@ class OpenApiConformanceTest {
         HttpContentEncodingTest.gzip(new byte[HttpServer.REQUEST_BODY_BYTES_MAX + 1]), "Content-Encoding", "gzip")));
     c.add(new Case("POST", RECORDS, 415, () -> http.post(s + "/records", "{\"records\":[{\"body\":\"a\"}]}", BROTLI)));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0")));
+    c.add(new Case("POST", RECORDS, 200, () -> http.post(s + "/records", "{\"records\":[{\"body_base64\":\"/w==\","
+        + "\"headers\":[[\"k\",\"v\"],{\"name\":\"n\",\"value\":\"w\"}]},{\"body\":\"b\",\"headers_base64\":[[\"/w==\",\"\"]]}]}")));
+    c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&shape=pairs")));
+    c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&shape=pairs&encoding=base64")));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&count=1", "Accept", "text/event-stream")));
     c.add(new Case("GET", RECORDS, 400, () -> http.get(s + "/records?seqnum=0")));
     c.add(new Case("GET", RECORDS, 404, () -> http.get(none + "/records")));
