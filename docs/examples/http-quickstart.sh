@@ -11,7 +11,7 @@ NOVA=${1:-http://127.0.0.1:7901}
 curl -sS --fail-with-body -X POST "$NOVA/v1/basins/demo/streams" -d '{"stream":"http-demo"}'; echo
 # Append two records: the answer says where they landed (start, end) and the new tail.
 curl -sS --fail-with-body -X POST "$NOVA/v1/basins/demo/streams/http-demo/records" \
-  -d '{"records":[{"body":"hello"},{"body":"world","headers":[{"name":"lang","value":"en"}]}]}'; echo
+  -d '{"records":[{"body":"hello"},{"body":"world","headers":[["lang","en"]]}]}'; echo
 # Read them back, and check the tail.
 curl -sS --fail-with-body "$NOVA/v1/basins/demo/streams/http-demo/records?seq_num=0"; echo
 curl -sS --fail-with-body "$NOVA/v1/basins/demo/streams/http-demo/records/tail"; echo

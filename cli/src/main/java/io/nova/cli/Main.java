@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -182,10 +183,38 @@ public final class Main implements Runnable {
   private static int handleParameterException(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage().replaceAll("[\\r\\n]+", " ")
+    String message = e instanceof CommandLine.UnmatchedArgumentException u ? unmatched(u, cmd) : e.getMessage();
+    err.println(cmd.getCommandSpec().qualifiedName() + ": " + message.replaceAll("[\\r\\n]+", " ")
         + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
     err.flush();
     return ExitCodes.USAGE;
+  }
+
+  /**
+   * An unknown verb or option, said as such with the nearest known ones ({@link Suggestions}) instead of
+   * picocli's "Unmatched arguments from index 0"; any other unmatched argument keeps picocli's message.
+   */
+  private static String unmatched(CommandLine.UnmatchedArgumentException e, CommandLine cmd) {
+    List<String> words = e.getUnmatched();
+    String first = words.isEmpty() ? "" : words.get(0);
+    if (e.isUnknownOption()) {
+      String option = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
+      List<String> near = Suggestions.nearest(option, cmd.getCommandSpec().optionsMap().keySet());
+      return "unknown option '" + option + "'" + didYouMean(near, "");
+    }
+    if (!cmd.getSubcommands().isEmpty() && !first.isEmpty()) {
+      List<String> near = Suggestions.nearest(first, cmd.getSubcommands().keySet());
+      return "unknown command '" + first + "'"
+          + didYouMean(near, "; the commands are " + String.join(", ", cmd.getSubcommands().keySet()));
+    }
+    return e.getMessage();
+  }
+
+  private static String didYouMean(List<String> near, String otherwise) {
+    if (near.isEmpty()) {
+      return otherwise;
+    }
+    return "; did you mean " + String.join(" or ", near.stream().map(w -> "'" + w + "'").toList()) + "?";
   }
 
   /** Reports the project version from the build ({@link NovaVersion}). */

@@ -50,7 +50,7 @@ class MainTest {
   @ParameterizedTest(name = "[{index}] {0}")
   @CsvSource(delimiter = '|', value = {
       "''                                         | missing a command",
-      "bogus                                      | Unmatched argument",
+      "bogus                                      | unknown command 'bogus'; the commands are dev, server,",
       "append                                     | Missing required parameter",
       "read nova://b/s --seq-num 1 --timestamp 2  | mutually exclusive",
       "read nova://b/s --count x                  | --count",
@@ -82,13 +82,40 @@ class MainTest {
     assertThat(r.out()).isEmpty();
   }
 
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', value = {
+      "apend nova://b/s           | nova: unknown command 'apend'; did you mean 'append'? (see 'nova --help')",
+      "tial -f nova://b/s         | nova: unknown command 'tial'; did you mean 'tail'? (see 'nova --help')",
+      "create nova://b/s          | nova: unknown command 'create'; did you mean 'create-basin' or 'create-stream'? (see 'nova --help')",
+      "cluster statsu             | nova cluster: unknown command 'statsu'; did you mean 'status'? (see 'nova cluster --help')",
+      "read nova://b/s --cout 3   | nova read: unknown option '--cout'; did you mean '--count'? (see 'nova read --help')",
+      "read nova://b/s --cout=3   | nova read: unknown option '--cout'; did you mean '--count'? (see 'nova read --help')",
+  })
+  void anUnknownVerbOrOptionSaysSoAndSuggestsTheNearest(String args, String message) {
+    Result r = run("", (NOWHERE + " " + args).split(" "));
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).isEqualTo(message + System.lineSeparator());
+    assertThat(r.out()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource({"read nova://demo/", "create-basin nova://", "delete-basin "})
+  void aLongNameIsNamedOnceShortened(String prefix) {
+    Result r = run("", NOWHERE, prefix.split(" ")[0], prefix.split(" ").length > 1 ? prefix.split(" ")[1]
+        + "n".repeat(300) : "n".repeat(300));
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.err()).contains("300 chars long").doesNotContain("n".repeat(61));
+    assertThat(r.err().split("n{40}", -1)).as("the name appears once: " + r.err()).hasSize(2);
+  }
+
   @Test
   void badJsonInputExits2NamingTheLine() {
     // No cluster is reachable: give up on the first record at once rather than reconnecting.
     Result r = run("{\"body\":\"a\"}\n{\"body\":\n", NOWHERE, "append", "nova://b/s", "--format", "json",
         "--retry-budget", "1ms");
     assertThat(r.exitCode()).isEqualTo(2);
-    assertThat(r.err()).contains("line 2: invalid JSON");
+    assertThat(r.err()).contains("line 2, column 9: invalid JSON: Unexpected end-of-input").doesNotContain("Source");
     assertThat(r.err()).contains("appended 0 records");
   }
 

@@ -413,11 +413,16 @@ public final class NovaClient implements AutoCloseable {
         refuseLocally(Names.streamNameError(address.stream()));
     }
 
-    /** {@link StreamAddress#parseBasin} plus the cluster's basin name rules, checked before any call. */
+    /**
+     * A basin given as {@code nova://BASIN} or {@code BASIN}: the cluster's basin name rules are checked
+     * first, with the InvalidArgumentException it would answer, then {@link StreamAddress#parseBasin}.
+     */
     private static String basinName(String basin) {
-        String name = StreamAddress.parseBasin(basin);
+        Objects.requireNonNull(basin, "basin");
+        String name = basin.startsWith(StreamAddress.SCHEME_PREFIX)
+                ? basin.substring(StreamAddress.SCHEME_PREFIX.length()).replaceFirst("/$", "") : basin;
         refuseLocally(Names.basinNameError(name));
-        return name;
+        return StreamAddress.parseBasin(basin);
     }
 
     /**

@@ -1,15 +1,17 @@
 package io.nova.client;
 
+import io.nova.protocol.errors.Quoting;
+import io.nova.protocol.names.Names;
 import java.util.Objects;
 
 /**
  * The address of one stream: a basin name and a stream name, written {@code nova://BASIN/STREAM}.
  *
- * <p>An address checks only its shape (both names non-empty, no whitespace, the basin without
- * {@code /}). The name rules ({@code io.nova.protocol.names.Names}) are applied by every
- * {@code NovaClient} call before anything is sent, with the {@code InvalidArgumentException} the cluster
- * would answer.
- * Immutable and thread-safe.
+ * <p>The constructor checks only the shape (both names non-empty, no whitespace, the basin without
+ * {@code /}). The name rules ({@code io.nova.protocol.names.Names}) are applied by {@link #parse} and
+ * {@link #parseBasin}, which read user text (an {@link IllegalArgumentException} naming the rule), and by
+ * every {@code NovaClient} call before anything is sent, with the {@code InvalidArgumentException} the
+ * cluster would answer. Immutable and thread-safe.
  *
  * @param basin the basin name; non-empty, no {@code /}, no whitespace
  * @param stream the stream name; non-empty, no whitespace (it may contain {@code /})
@@ -26,31 +28,40 @@ public record StreamAddress(String basin, String stream) {
     }
 
     /**
-     * Parses {@code nova://BASIN/STREAM}.
+     * Parses {@code nova://BASIN/STREAM}. An error quotes {@code uri} once ({@code Quoting}: escaped,
+     * shortened past 60 characters) and says which part breaks which rule, without quoting that part
+     * again.
      *
-     * @throws IllegalArgumentException if {@code uri} is null, lacks the scheme, the basin or the stream
+     * @throws IllegalArgumentException if {@code uri} is null, lacks the scheme, the basin or the stream,
+     *     or a name breaks its rule
      */
     public static StreamAddress parse(String uri) {
         if (uri == null || !uri.startsWith(SCHEME_PREFIX)) {
             throw new IllegalArgumentException(
-                    "stream URI must look like nova://BASIN/STREAM, got: " + quote(uri));
+                    "stream URI must look like nova://BASIN/STREAM, got: " + Quoting.quoted(uri));
         }
         String rest = uri.substring(SCHEME_PREFIX.length());
         int slash = rest.indexOf('/');
         if (slash <= 0 || slash == rest.length() - 1) {
             throw new IllegalArgumentException(
-                    "stream URI must name a basin and a stream (nova://BASIN/STREAM), got: " + quote(uri));
+                    "stream URI must name a basin and a stream (nova://BASIN/STREAM), got: " + Quoting.quoted(uri));
         }
-        try {
-            return new StreamAddress(rest.substring(0, slash), rest.substring(slash + 1));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("bad stream URI " + quote(uri) + ": " + e.getMessage(), e);
-        }
+        String basin = rest.substring(0, slash);
+        String stream = rest.substring(slash + 1);
+        Names.basinNameProblem(basin).ifPresent(problem -> {
+            throw new IllegalArgumentException("bad stream URI " + Quoting.quoted(uri) + ": its basin name "
+                    + problem + "; a basin name must be " + Names.BASIN_RULE);
+        });
+        Names.streamNameProblem(stream).ifPresent(problem -> {
+            throw new IllegalArgumentException("bad stream URI " + Quoting.quoted(uri) + ": its stream name "
+                    + problem + "; a stream name must be " + Names.STREAM_RULE);
+        });
+        return new StreamAddress(basin, stream);
     }
 
     /**
      * Parses a basin given as {@code nova://BASIN} (a trailing {@code /} is tolerated) or as a bare
-     * {@code BASIN}.
+     * {@code BASIN}. An error quotes {@code uriOrName} once, as {@link #parse} does.
      *
      * @throws IllegalArgumentException if the basin name is missing or malformed
      */
@@ -65,12 +76,11 @@ public record StreamAddress(String basin, String stream) {
                 name = name.substring(0, name.length() - 1);
             }
         }
-        try {
-            checkBasinName(name);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("bad basin " + quote(uriOrName)
-                    + " (expected nova://BASIN or BASIN): " + e.getMessage(), e);
-        }
+        Names.basinNameProblem(name).ifPresent(problem -> {
+            throw new IllegalArgumentException("bad basin " + Quoting.quoted(uriOrName) + " (expected nova://BASIN"
+                    + " or BASIN): its name " + problem + "; a basin name must be "
+                    + Names.BASIN_RULE);
+        });
         return name;
     }
 
@@ -83,7 +93,7 @@ public record StreamAddress(String basin, String stream) {
     static void checkBasinName(String basin) {
         checkName("basin", basin);
         if (basin.indexOf('/') >= 0) {
-            throw new IllegalArgumentException("basin must not contain '/', got: " + quote(basin));
+            throw new IllegalArgumentException("basin must not contain '/', got: " + Quoting.quoted(basin));
         }
     }
 
@@ -95,12 +105,8 @@ public record StreamAddress(String basin, String stream) {
         for (int i = 0; i < value.length(); i++) {
             if (Character.isWhitespace(value.charAt(i)) || Character.isISOControl(value.charAt(i))) {
                 throw new IllegalArgumentException(
-                        field + " must not contain whitespace or control characters, got: " + quote(value));
+                        field + " must not contain whitespace or control characters, got: " + Quoting.quoted(value));
             }
         }
-    }
-
-    private static String quote(String s) {
-        return s == null ? "null" : "\"" + s + "\"";
     }
 }

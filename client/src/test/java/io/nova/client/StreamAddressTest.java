@@ -31,7 +31,31 @@ class StreamAddressTest {
     void rejectsMalformedUris(String uri) {
         assertThatThrownBy(() -> StreamAddress.parse(uri))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(String.valueOf(uri));
+                // Quoted once, with a tab written as \t so the message is one line saying what to type.
+                .hasMessageContaining(String.valueOf(uri).replace("\t", "\\t"));
+    }
+
+    @Test
+    void aLongNameIsQuotedOnceAndShortenedWithTheRuleItBreaks() {
+        String uri = "nova://demo/" + "n".repeat(300);
+        assertThatThrownBy(() -> StreamAddress.parse(uri))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("bad stream URI \"nova://demo/" + "n".repeat(48) + "…\" (312 chars): its stream name is"
+                        + " 300 chars long; a stream name must be 1-255 chars of [A-Za-z0-9._-], not \".\" or \"..\"");
+        assertThatThrownBy(() -> StreamAddress.parseBasin("b".repeat(300)))
+                .hasMessage("bad basin \"" + "b".repeat(60) + "…\" (300 chars) (expected nova://BASIN or BASIN): its name"
+                        + " is 300 chars long; a basin name must be 1-48 chars of [a-z0-9-], starting and ending with"
+                        + " a letter or digit");
+        assertThatThrownBy(() -> new StreamAddress("demo", "n".repeat(300)))
+                .hasMessageStartingWith("stream name \"" + "n".repeat(60) + "…\" (300 chars) is invalid");
+    }
+
+    @Test
+    void aBadCharacterIsNamedWithItsPosition() {
+        assertThatThrownBy(() -> StreamAddress.parse("nova://de mo/events"))
+                .hasMessage("bad stream URI \"nova://de mo/events\": its basin name has whitespace (U+0020) at"
+                        + " character 3; a basin name must be 1-48 chars of [a-z0-9-], starting and ending with a"
+                        + " letter or digit");
     }
 
     @Test

@@ -5,13 +5,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nova.client.Header;
 import io.nova.client.SequencedRecord;
+import io.nova.protocol.encoding.Base64Text;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -52,7 +52,7 @@ public final class JsonRecordSink implements RecordSink {
   }
 
   private static String encode(byte[] bytes, boolean utf8) {
-    return utf8 ? new String(bytes, StandardCharsets.UTF_8) : Base64.getEncoder().encodeToString(bytes);
+    return utf8 ? new String(bytes, StandardCharsets.UTF_8) : Base64Text.encode(bytes);
   }
 
   /** Whether {@code bytes} is well-formed UTF-8 (so decoding and re-encoding gives the same bytes). */

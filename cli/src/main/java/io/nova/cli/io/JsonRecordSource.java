@@ -1,30 +1,28 @@
 package io.nova.cli.io;
 
 import io.nova.protocol.limits.Limits;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
+import io.nova.protocol.encoding.Base64Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
 /**
  * JSON input: one object per line,
- * {@code {"headers":[["name","value"],...],"body":"..."}}. Strings are encoded as UTF-8. Binary data
+ * {@code {"headers":[["name","value"],...],"body":"..."}} (headers may also be {@code {"name","value"}}
+ * objects, as HTTP reads answer them by default: {@link JsonHeaders}). Strings are encoded as UTF-8. Binary data
  * goes in {@code "body_base64"} instead of {@code "body"}, and {@code "headers_base64"} (pairs of base64
- * strings) instead of {@code "headers"}; an optional {@code "timestamp"} (ms since the epoch) asks for a
+ * strings) instead of {@code "headers"}, in canonical padded standard base64 ({@link Base64Text}, the
+ * HTTP API's rule); an optional {@code "timestamp"} (ms since the epoch) asks for a
  * client timestamp. {@code "seq_num"} is ignored, so the output of {@code nova read --format json} can be
- * appended again. Any other key, a missing body, or malformed JSON is an error naming the line. Blank
- * lines are skipped.
+ * appended again. Any other key, a key given twice, a missing body, or malformed JSON is an error naming
+ * the line (and the column of a syntax error, {@link JsonLine}). Blank lines are skipped.
  */
 public final class JsonRecordSource implements RecordSource {
 
@@ -34,13 +32,10 @@ public final class JsonRecordSource implements RecordSource {
   private static final Set<String> KEYS =
       Set.of("headers", "headers_base64", "body", "body_base64", "timestamp", "seq_num");
 
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
   private final LineReader lines;
 
   public JsonRecordSource(InputStream in) {
-    this.lines = new LineReader(in, LINE_BYTES_MAX, "JSON line");
+    this.lines = new LineReader(in, LINE_BYTES_MAX, n -> RecordLimit.jsonLineTooLong(n, LINE_BYTES_MAX));
   }
 
   @Override
@@ -57,8 +52,7 @@ public final class JsonRecordSource implements RecordSource {
       AppendRecord record = parse(line, lineNumber);
       long metered = record.meteredBytes();
       if (metered > Limits.RECORD_METERED_BYTES_MAX) {
-        throw error(lineNumber, "record of " + metered + " metered bytes exceeds the limit of "
-            + Limits.RECORD_METERED_BYTES_MAX + " (1 MiB)");
+        throw RecordLimit.recordTooLarge(lineNumber, record);
       }
       return new InputRecord(lineNumber, record, metered);
     }
@@ -66,14 +60,7 @@ public final class JsonRecordSource implements RecordSource {
 
   /** Parses one JSON line into a record. */
   static AppendRecord parse(byte[] line, long lineNumber) {
-    JsonNode node;
-    try {
-      node = MAPPER.readTree(line);
-    } catch (JsonProcessingException e) {
-      throw error(lineNumber, "invalid JSON: " + e.getOriginalMessage());
-    } catch (IOException e) {
-      throw error(lineNumber, "invalid JSON: " + e.getMessage());
-    }
+    JsonNode node = JsonLine.read(line, lineNumber);
     if (node == null || !node.isObject()) {
       throw error(lineNumber, "expected a JSON object like {\"body\":\"...\"}");
     }
@@ -126,22 +113,7 @@ public final class JsonRecordSource implements RecordSource {
     if (array == null || array.isNull()) {
       return List.of();
     }
-    if (!array.isArray()) {
-      throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
-    }
-    List<Header> headers = new ArrayList<>(array.size());
-    for (JsonNode pair : array) {
-      if (!pair.isArray() || pair.size() != 2) {
-        throw error(lineNumber, "\"" + key + "\" must be an array of [name, value] pairs");
-      }
-      String pairRule = "\"" + key + "\" must be an array of [name, value] pairs of strings";
-      String name = string(pair.get(0), pairRule, lineNumber);
-      String value = string(pair.get(1), pairRule, lineNumber);
-      headers.add(text != null
-          ? new Header(name.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))
-          : new Header(decode(name, key, lineNumber), decode(value, key, lineNumber)));
-    }
-    return headers;
+    return JsonHeaders.read(array, key, base64 != null, lineNumber);
   }
 
   /** {@code node}'s text; {@code rule} is the error message when it is not a JSON string. */
@@ -152,11 +124,12 @@ public final class JsonRecordSource implements RecordSource {
     return node.asText();
   }
 
-  private static byte[] decode(String base64, String key, long lineNumber) {
+  /** The bytes of {@code base64}, read by the rule the HTTP API applies too ({@link Base64Text}). */
+  private static byte[] decode(String base64, String field, long lineNumber) {
     try {
-      return Base64.getDecoder().decode(base64);
-    } catch (IllegalArgumentException e) {
-      throw error(lineNumber, "\"" + key + "\" is not valid base64: " + e.getMessage());
+      return Base64Text.decode(base64, field);
+    } catch (Base64Text.InvalidBase64Exception e) {
+      throw error(lineNumber, e.getMessage());
     }
   }
 

@@ -5,6 +5,7 @@ import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.function.LongFunction;
 
 /**
  * Splits a byte stream into lines on {@code '\n'} only. The newline is not part of the line; every other
@@ -17,19 +18,19 @@ final class LineReader {
 
   private final InputStream in;
   private final int lineBytesMax;
-  private final String what;
+  private final LongFunction<InputException> tooLong;
   private long lineNumber;
   private boolean eof;
 
   /**
    * @param lineBytesMax the longest line accepted; a longer one fails as soon as it is seen, so memory
    *                     stays bounded whatever the input
-   * @param what         how a too-long line is described in the error ("record", "JSON line")
+   * @param tooLong      the error for a line longer than {@code lineBytesMax}, given its 1-based number
    */
-  LineReader(InputStream in, int lineBytesMax, String what) {
+  LineReader(InputStream in, int lineBytesMax, LongFunction<InputException> tooLong) {
     this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in, 64 * 1024);
     this.lineBytesMax = lineBytesMax;
-    this.what = what;
+    this.tooLong = tooLong;
   }
 
   /** The 1-based number of the line last returned. */
@@ -56,8 +57,7 @@ final class LineReader {
         break;
       }
       if (line.size() == lineBytesMax) {
-        throw new InputException("line " + (lineNumber + 1) + ": " + what + " is longer than "
-            + lineBytesMax + " bytes");
+        throw tooLong.apply(lineNumber + 1);
       }
       line.write(b);
     }

@@ -2,7 +2,6 @@ package io.nova.cli.io;
 
 import io.nova.protocol.limits.Metering;
 import io.nova.protocol.limits.Limits;
-import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,8 +20,8 @@ public final class TextRecordSource implements RecordSource {
   private final LineReader lines;
 
   public TextRecordSource(InputStream in) {
-    // Read one byte past the limit so the error can tell "too large" from "exactly at the limit".
-    this.lines = new LineReader(in, BODY_BYTES_MAX + 1, "record");
+    // A line of exactly BODY_BYTES_MAX bytes is read; one byte more fails before it is buffered.
+    this.lines = new LineReader(in, BODY_BYTES_MAX, n -> RecordLimit.textLineTooLong(n, BODY_BYTES_MAX));
   }
 
   @Override
@@ -32,11 +31,6 @@ public final class TextRecordSource implements RecordSource {
       return null;
     }
     AppendRecord record = AppendRecord.of(body);
-    long metered = record.meteredBytes();
-    if (metered > Limits.RECORD_METERED_BYTES_MAX) {
-      throw new InputException("line " + lines.lineNumber() + ": record of " + metered
-          + " metered bytes exceeds the limit of " + Limits.RECORD_METERED_BYTES_MAX + " (1 MiB)");
-    }
-    return new InputRecord(lines.lineNumber(), record, metered);
+    return new InputRecord(lines.lineNumber(), record, record.meteredBytes());
   }
 }

@@ -81,7 +81,21 @@ class TextRecordSourceTest {
     System.arraycopy(big, 0, input, 2, big.length);
     TextRecordSource source = new TextRecordSource(new ByteArrayInputStream(input));
     source.next();
-    assertThatThrownBy(source::next).isInstanceOf(InputException.class).hasMessageStartingWith("line 2: ");
+    assertThatThrownBy(source::next).isInstanceOf(InputException.class).hasMessage("line 2: the record is over the"
+        + " limit of 1 MiB = 1048576 metered bytes (counted as 8 + 2 per header + the bytes of every header name and"
+        + " value + the body's bytes); a text line is one record's body without headers, so it may hold at most"
+        + " 1048568 bytes, and this line holds more: split it into shorter lines");
+  }
+
+  @Test
+  void aOneMebibyteLineSaysTheMeteredLimitNotAnInternalLength() {
+    // A 1 MiB line is 8 metered bytes over the limit: the message must not speak of 1048569 bytes.
+    byte[] input = line(1 << 20);
+    TextRecordSource source = new TextRecordSource(new ByteArrayInputStream(input));
+    assertThatThrownBy(source::next).isInstanceOf(InputException.class)
+        .hasMessageStartingWith("line 1: ").hasMessageContaining("1048576 metered bytes")
+        .hasMessageContaining("8 + 2 per header").hasMessageContaining("at most 1048568 bytes")
+        .hasMessageNotContaining("1048569");
   }
 
   private static byte[] line(int bodyBytes) {

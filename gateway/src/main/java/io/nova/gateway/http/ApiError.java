@@ -18,13 +18,27 @@ final class ApiError extends RuntimeException {
   private final String code;
   private final transient Map<String, Object> fields;
   private final OptionalInt retryAfterSecs;
+  private final Map<String, String> headers;
 
   ApiError(int status, String code, String message, Map<String, Object> fields, OptionalInt retryAfterSecs) {
+    this(status, code, message, fields, retryAfterSecs, Map.of());
+  }
+
+  private ApiError(int status, String code, String message, Map<String, Object> fields,
+      OptionalInt retryAfterSecs, Map<String, String> headers) {
     super(message, null, false, false);
     this.status = status;
     this.code = code;
     this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
     this.retryAfterSecs = retryAfterSecs;
+    this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+  }
+
+  /** This error with the response header {@code name: value} too (e.g. a 415's {@code Accept-Encoding}). */
+  ApiError withHeader(String name, String value) {
+    Map<String, String> more = new LinkedHashMap<>(headers);
+    more.put(name, value);
+    return new ApiError(status, code, getMessage(), fields, retryAfterSecs, more);
   }
 
   /** A 400 {@code invalid_argument} naming the offending request field and the rule it broke. */
@@ -46,6 +60,11 @@ final class ApiError extends RuntimeException {
   /** The extra fields of the JSON body besides {@code code} and {@code message}. */
   public Map<String, Object> fields() {
     return fields;
+  }
+
+  /** Response headers the answer carries besides {@code Retry-After}. */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   /** The {@code Retry-After} header's seconds, for errors a later retry may cure. */

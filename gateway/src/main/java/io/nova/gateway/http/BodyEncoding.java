@@ -2,8 +2,8 @@ package io.nova.gateway.http;
 
 import com.google.protobuf.ByteString;
 import io.javalin.http.Context;
+import io.nova.protocol.encoding.Base64Text;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 
 /**
  * How record bodies and header names/values travel in JSON strings, chosen per request by the header
@@ -13,9 +13,10 @@ import java.util.Base64;
  * <ul>
  *   <li>{@code utf8} (the default): the string's UTF-8 bytes. Reading bytes that are not valid UTF-8
  *       this way replaces them with U+FFFD, so binary data must use base64.
- *   <li>{@code base64}: standard base64 with padding (RFC 4648 section 4), read strictly: a string
- *       without its padding or with non-zero unused bits (not the canonical encoding of its bytes) is
- *       refused, so each byte string has exactly one accepted spelling.
+ *   <li>{@code base64}: standard base64 with padding (RFC 4648 section 4), read strictly by
+ *       {@link Base64Text} (the rule the CLI shares): a string without its padding or with non-zero
+ *       unused bits (not the canonical encoding of its bytes) is refused, so each byte string has
+ *       exactly one accepted spelling.
  * </ul>
  *
  * <p>Values are case-sensitive: {@code BASE64} is refused like any unknown value.
@@ -74,28 +75,32 @@ enum BodyEncoding {
     if (this == UTF8) {
       return ByteString.copyFromUtf8(text);
     }
-    byte[] bytes;
-    try {
-      bytes = Base64.getDecoder().decode(text);
-    } catch (IllegalArgumentException e) {
-      throw notBase64(field, "not valid base64 (" + e.getMessage() + ")");
-    }
-    // Java's decoder also takes unpadded text and ignores non-zero unused bits: refuse both.
-    if (!Base64.getEncoder().encodeToString(bytes).equals(text)) {
-      throw notBase64(field, "not canonical base64 (missing padding or non-zero unused bits)");
-    }
-    return ByteString.copyFrom(bytes);
+    return base64(text, field, ", or send utf8 without " + HEADER + ": base64");
   }
 
-  private static ApiError notBase64(String field, String why) {
-    return ApiError.invalidArgument(field, "base64 (RFC 4648, with padding)",
-        field + " is " + why + "; encode it with a standard base64 encoder, or send utf8 without "
-            + HEADER + ": base64");
+  /**
+   * The bytes of a field that is base64 whatever the request's encoding ({@code body_base64},
+   * {@code headers_base64}); null is empty.
+   *
+   * @throws ApiError 400 {@code invalid_argument} naming {@code field} when {@code text} is not base64
+   */
+  static ByteString base64Field(String text, String field) {
+    return text == null ? ByteString.EMPTY : base64(text, field, "");
+  }
+
+  /** Decodes by {@link Base64Text#RULE}, the rule the CLI applies too; {@code hint} ends the 400's message. */
+  private static ByteString base64(String text, String field, String hint) {
+    try {
+      return ByteString.copyFrom(Base64Text.decode(text, field));
+    } catch (Base64Text.InvalidBase64Exception e) {
+      throw ApiError.invalidArgument(e.field(), Base64Text.RULE, e.getMessage()
+          + "; encode it with a standard base64 encoder" + hint);
+    }
   }
 
   /** The JSON string standing for {@code bytes}. */
   String encode(ByteString bytes) {
     return this == UTF8 ? new String(bytes.toByteArray(), StandardCharsets.UTF_8)
-        : Base64.getEncoder().encodeToString(bytes.toByteArray());
+        : Base64Text.encode(bytes.toByteArray());
   }
 }

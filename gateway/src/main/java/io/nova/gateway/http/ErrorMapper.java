@@ -89,10 +89,28 @@ final class ErrorMapper {
 
   /** The 413 for a request body over {@code bodyBytesMax} bytes ({@code NodeTuning.httpRequestBodyBytesMax}). */
   static ApiError payloadTooLarge(int bodyBytesMax) {
+    return payloadTooLarge(bodyBytesMax, "the request body is larger than " + bodyBytesMax
+        + " bytes; send smaller batches");
+  }
+
+  /** The 413 for a request body over {@code bodyBytesMax} bytes, said by {@code message}. */
+  static ApiError payloadTooLarge(int bodyBytesMax, String message) {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("limit", "<= " + bodyBytesMax + " bytes");
-    return error(413, "payload_too_large", "the request body is larger than "
-        + bodyBytesMax + " bytes; send smaller batches", f);
+    return error(413, "payload_too_large", message, f);
+  }
+
+  /**
+   * The 415 for a request body in a content coding the server does not decode: {@code encoding} is
+   * what the request named, {@code supported} and the {@code Accept-Encoding} header (RFC 9110 section
+   * 15.5.16) what it takes.
+   */
+  static ApiError unsupportedEncoding(String encoding, String message) {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("encoding", encoding);
+    f.put("supported", ContentEncoding.SUPPORTED);
+    return error(415, "unsupported_encoding", message, f)
+        .withHeader("Accept-Encoding", String.join(", ", ContentEncoding.SUPPORTED));
   }
 
   /** The 405 for {@code HEAD}, which no route of the API takes. */
@@ -115,6 +133,7 @@ final class ErrorMapper {
           error.getMessage());
     }
     error.retryAfterSecs().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
+    error.headers().forEach(ctx::header);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("code", error.code());
     body.put("message", error.getMessage());

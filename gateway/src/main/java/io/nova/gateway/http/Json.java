@@ -205,6 +205,9 @@ final class Json {
     if (target == Boolean.class || target == boolean.class) {
       return "true or false";
     }
+    if (target == RequestBodies.HeaderBody.class) {
+      return HeaderJson.SHAPE;
+    }
     if (Collection.class.isAssignableFrom(target) || target.isArray()) {
       return "an array";
     }

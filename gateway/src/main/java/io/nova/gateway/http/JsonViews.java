@@ -41,26 +41,41 @@ final class JsonViews {
     return Map.of("tail", position(tail));
   }
 
-  static Map<String, Object> record(SequencedRecord r, BodyEncoding encoding) {
+  /** One record in {@code shape} ({@link RecordShape}); strings in {@code encoding}. */
+  static Map<String, Object> record(SequencedRecord r, BodyEncoding encoding, RecordShape shape) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("seq_num", r.getSeqNum());
     m.put("timestamp", r.getTimestamp());
-    List<Map<String, Object>> headers = new ArrayList<>();
-    for (Header h : r.getHeadersList()) {
-      Map<String, Object> hm = new LinkedHashMap<>();
-      hm.put("name", encoding.encode(h.getName()));
-      hm.put("value", encoding.encode(h.getValue()));
-      headers.add(hm);
+    if (shape == RecordShape.OBJECTS) {
+      List<Map<String, Object>> headers = new ArrayList<>();
+      for (Header h : r.getHeadersList()) {
+        Map<String, Object> hm = new LinkedHashMap<>();
+        hm.put("name", encoding.encode(h.getName()));
+        hm.put("value", encoding.encode(h.getValue()));
+        headers.add(hm);
+      }
+      m.put("headers", headers);
+      m.put("body", encoding.encode(r.getBody()));
+      return m;
     }
-    m.put("headers", headers);
-    m.put("body", encoding.encode(r.getBody()));
+    // In utf8, bytes that are not UTF-8 go to the base64 twin rather than being lost to U+FFFD.
+    boolean headersAsText = encoding == BodyEncoding.BASE64
+        || r.getHeadersList().stream().allMatch(h -> h.getName().isValidUtf8() && h.getValue().isValidUtf8());
+    BodyEncoding headerEncoding = headersAsText ? encoding : BodyEncoding.BASE64;
+    List<List<String>> pairs = new ArrayList<>();
+    for (Header h : r.getHeadersList()) {
+      pairs.add(List.of(headerEncoding.encode(h.getName()), headerEncoding.encode(h.getValue())));
+    }
+    m.put(headersAsText ? "headers" : "headers_base64", pairs);
+    boolean bodyAsText = encoding == BodyEncoding.BASE64 || r.getBody().isValidUtf8();
+    m.put(bodyAsText ? "body" : "body_base64", (bodyAsText ? encoding : BodyEncoding.BASE64).encode(r.getBody()));
     return m;
   }
 
   /** {@code {"records": [...], "tail": pos}}. */
-  static Map<String, Object> read(ReadResponse read, BodyEncoding encoding) {
+  static Map<String, Object> read(ReadResponse read, BodyEncoding encoding, RecordShape shape) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("records", read.getRecordsList().stream().map(r -> record(r, encoding)).toList());
+    m.put("records", read.getRecordsList().stream().map(r -> record(r, encoding, shape)).toList());
     m.put("tail", position(read.getTail()));
     return m;
   }

@@ -14,14 +14,16 @@ import java.util.Set;
  * {@code tail_offset}, at most one; default seq_num 0), how much ({@code count}, {@code bytes}), where to
  * stop ({@code until}), {@code clamp}, and for a one-shot read {@code wait} (seconds, 0–60) or for an SSE
  * session {@code heartbeat_ms} (100–10000, default 3000). Same meanings as the gRPC {@code ReadRequest}.
+ * {@code shape} chooses how records are written ({@link RecordShape}).
  *
  * @param request    the read as the data plane takes it ({@code wait_secs} 0 for a session)
  * @param heartbeatMs the SSE heartbeat interval, in ms
+ * @param shape      how each record is written in JSON
  */
-record ReadParams(ReadRequest request, int heartbeatMs) {
+record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
 
   private static final Set<String> COMMON = Set.of("seq_num", "timestamp", "tail_offset", "count", "bytes",
-      "until", "clamp", BodyEncoding.QUERY_PARAM, "follow");
+      "until", "clamp", BodyEncoding.QUERY_PARAM, RecordShape.QUERY_PARAM, "follow");
   static final Set<String> ONE_SHOT = union(COMMON, "wait");
   static final Set<String> SESSION = union(COMMON, "heartbeat_ms");
   /** The SSE request header naming the id (seq_num) of the last event the client received. */
@@ -32,7 +34,7 @@ record ReadParams(ReadRequest request, int heartbeatMs) {
     QueryParams q = QueryParams.of(ctx, ONE_SHOT);
     ReadRequest.Builder b = common(q, basin, stream);
     b.setWaitSecs(q.intInRange("wait", 0, RequestChecks.READ_WAIT_SECS_MAX).orElse(0));
-    return new ReadParams(b.build(), 0);
+    return new ReadParams(b.build(), 0, RecordShape.of(q.string(RecordShape.QUERY_PARAM)));
   }
 
   /**
@@ -57,7 +59,7 @@ record ReadParams(ReadRequest request, int heartbeatMs) {
       throw ApiError.invalidArgument("count", ">= 1",
           "an SSE session's count and bytes must be at least 1 when given");
     }
-    return new ReadParams(request, heartbeatMs);
+    return new ReadParams(request, heartbeatMs, RecordShape.of(q.string(RecordShape.QUERY_PARAM)));
   }
 
   private static long lastEventId(String text) {

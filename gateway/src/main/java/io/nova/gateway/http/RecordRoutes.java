@@ -5,7 +5,6 @@ import io.javalin.http.Context;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.CheckTailRequest;
-import io.nova.proto.v1.ReadRequest;
 import java.util.Set;
 
 /**
@@ -60,8 +59,8 @@ final class RecordRoutes implements HttpRoutes {
       sessions.open(ctx, ReadParams.session(ctx, basin, stream, heartbeatDefaultMs), encoding);
       return;
     }
-    ReadRequest request = ReadParams.oneShot(ctx, basin, stream).request();
-    Json.respond(ctx, 200, JsonViews.read(data.read(request), encoding));
+    ReadParams params = ReadParams.oneShot(ctx, basin, stream);
+    Json.respond(ctx, 200, JsonViews.read(data.read(params.request()), encoding, params.shape()));
   }
 
   private void checkTail(Context ctx) {

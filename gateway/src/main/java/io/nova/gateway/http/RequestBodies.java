@@ -1,6 +1,8 @@
 package io.nova.gateway.http;
 
 import io.nova.protocol.limits.Limits;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.google.protobuf.ByteString;
 import io.javalin.http.Context;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendRecord;
@@ -19,13 +21,19 @@ final class RequestBodies {
   private RequestBodies() {}
 
   /**
-   * The request body's bytes, at most {@code max} ({@code NodeTuning.httpRequestBodyBytesMax}). Read here
-   * rather than with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is
-   * a client error, answered 413 and logged at DEBUG like every other (docs/operations.md).
+   * The request body's bytes with its {@code Content-Encoding} undone ({@link ContentEncoding}), at most
+   * {@code max} ({@code NodeTuning.httpRequestBodyBytesMax}) both as sent and decoded. Read here rather
+   * than with Javalin's {@code bodyAsBytes()}, which logs a WARN for every oversized body: that is a
+   * client error, answered 413 and logged at DEBUG like every other (docs/operations.md).
    *
-   * @throws ApiError 413 {@code payload_too_large} when the body is larger
+   * @throws ApiError 413 {@code payload_too_large} when the body is larger; 415
+   *     {@code unsupported_encoding} or 400 from {@link ContentEncoding#decode}
    */
   static byte[] read(Context ctx, int max) {
+    return ContentEncoding.decode(ctx, readRaw(ctx, max), max);
+  }
+
+  private static byte[] readRaw(Context ctx, int max) {
     // Read up to the limit even when Content-Length already says too much: answering before the client
     // has sent its body makes it see a reset connection (broken pipe) instead of the 413.
     try {
@@ -60,9 +68,28 @@ final class RequestBodies {
     }
   }
 
-  record HeaderBody(String name, String value) {}
+  /** One header of an append: a {@code [name, value]} pair or a {@code {name, value}} object ({@link HeaderJson}). */
+  @JsonDeserialize(using = HeaderJson.class)
+  record HeaderBody(String name, String value, boolean pair) {
 
-  record RecordBody(Long timestamp, List<HeaderBody> headers, String body) {}
+    /** The path of the name ({@code [0]} or {@code .name}) under the header's own path. */
+    String namePath(String header) {
+      return header + (pair ? "[0]" : ".name");
+    }
+
+    /** The path of the value ({@code [1]} or {@code .value}) under the header's own path. */
+    String valuePath(String header) {
+      return header + (pair ? "[1]" : ".value");
+    }
+  }
+
+  /**
+   * One record of an append. {@code body} and {@code headers} are in the request's {@link BodyEncoding};
+   * {@code body_base64} and {@code headers_base64} are base64 whatever it is (the CLI's JSON record shape),
+   * each instead of its plain twin, never beside it.
+   */
+  record RecordBody(Long timestamp, List<HeaderBody> headers, String body, String bodyBase64,
+      List<HeaderBody> headersBase64) {}
 
   /** {@code POST .../records}: one batch. */
   record Append(List<RecordBody> records, Long matchSeqNum, String fencingToken) {
@@ -90,22 +117,45 @@ final class RequestBodies {
       if (r == null) {
         throw ApiError.invalidArgument(path, "an object", path + " is null; send {\"body\": \"...\"}");
       }
-      AppendRecord.Builder b = AppendRecord.newBuilder().setBody(encoding.decode(r.body(), path + ".body"));
+      AppendRecord.Builder b = AppendRecord.newBuilder().setBody(body(r, path, encoding));
       if (r.timestamp() != null) {
         b.setTimestamp(nonNegative(r.timestamp(), path + ".timestamp"));
       }
-      List<HeaderBody> headers = r.headers() == null ? List.of() : r.headers();
+      onlyOne(r.headers(), r.headersBase64(), path + ".headers");
+      boolean base64 = r.headersBase64() != null;
+      String key = path + (base64 ? ".headers_base64" : ".headers");
+      List<HeaderBody> headers = base64 ? r.headersBase64() : r.headers() == null ? List.of() : r.headers();
       for (int j = 0; j < headers.size(); j++) {
-        String hp = path + ".headers[" + j + "]";
-        HeaderBody h = headers.get(j);
-        if (h == null) {
-          throw ApiError.invalidArgument(hp, "an object", hp + " is null; send {\"name\": ..., \"value\": ...}");
-        }
-        b.addHeaders(Header.newBuilder()
-            .setName(encoding.decode(h.name(), hp + ".name"))
-            .setValue(encoding.decode(h.value(), hp + ".value")));
+        b.addHeaders(header(headers.get(j), key + "[" + j + "]", base64 ? null : encoding));
       }
       return b.build();
+    }
+
+    private static ByteString body(RecordBody r, String path, BodyEncoding encoding) {
+      onlyOne(r.body(), r.bodyBase64(), path + ".body");
+      return r.bodyBase64() != null ? BodyEncoding.base64Field(r.bodyBase64(), path + ".body_base64")
+          : encoding.decode(r.body(), path + ".body");
+    }
+
+    /** One header, its strings in {@code encoding}, or in base64 for {@code headers_base64} (null). */
+    private static Header header(HeaderBody h, String path, BodyEncoding encoding) {
+      if (h == null) {
+        throw ApiError.invalidArgument(path, HeaderJson.SHAPE, path + " is null; send [\"name\", \"value\"]");
+      }
+      return Header.newBuilder()
+          .setName(encoding == null ? BodyEncoding.base64Field(h.name(), h.namePath(path))
+              : encoding.decode(h.name(), h.namePath(path)))
+          .setValue(encoding == null ? BodyEncoding.base64Field(h.value(), h.valuePath(path))
+              : encoding.decode(h.value(), h.valuePath(path)))
+          .build();
+    }
+
+    /** Refuses a plain field given beside its base64 twin ({@code body} and {@code body_base64}). */
+    private static void onlyOne(Object plain, Object base64, String field) {
+      if (plain != null && base64 != null) {
+        throw ApiError.invalidArgument(field + "_base64", "not with " + field.substring(field.lastIndexOf('.') + 1),
+            "give " + field + " or " + field + "_base64, not both");
+      }
     }
   }
 

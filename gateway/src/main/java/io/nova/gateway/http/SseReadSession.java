@@ -59,6 +59,7 @@ final class SseReadSession implements Runnable {
   private final ReadRequest request;
   private final int heartbeatMs;
   private final BodyEncoding encoding;
+  private final RecordShape shape;
   private final Clock clock;
   /** How long the session keeps retrying while its stream's group cannot serve reads, in ms. */
   private final long unavailableBudgetMs;
@@ -87,6 +88,7 @@ final class SseReadSession implements Runnable {
     this.request = params.request();
     this.heartbeatMs = params.heartbeatMs();
     this.encoding = encoding;
+    this.shape = params.shape();
     this.clock = clock;
     this.unavailableBudgetMs = tuning.sseUnavailableBudgetMs();
     this.pauseMs = tuning.ssePauseMs();
@@ -156,7 +158,7 @@ final class SseReadSession implements Runnable {
     long tailSeqNum = read.getTail().getSeqNum();
     if (read.getRecordsCount() > 0) {
       for (SequencedRecord r : read.getRecordsList()) {
-        client.sendEvent("record", Json.line(JsonViews.record(r, encoding)), Long.toString(r.getSeqNum()));
+        client.sendEvent("record", Json.line(JsonViews.record(r, encoding, shape)), Long.toString(r.getSeqNum()));
         countLeft--;
         bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.LocalCluster;
+import io.nova.protocol.encoding.Base64Text;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -468,8 +469,12 @@ class HttpApiTest {
   void base64IsReadStrictlyAndEncodingNamesAreCaseSensitive() {
     String s = newStream("b64");
     refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk\"}]}"), "records[0].body", "unpadded");
-    refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGl=\"}]}"), "records[0].body",
-        "non-zero unused bits");
+    HttpCalls.Answer unusedBits = http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGl=\"}]}");
+    refused(unusedBits, "records[0].body", "non-zero unused bits");
+    // The rule and its wording are the protocol's, which the CLI applies to body_base64 too.
+    assertThat(unusedBits.json().get("limit").asText()).isEqualTo(Base64Text.RULE);
+    assertThat(unusedBits.json().get("message").asText())
+        .startsWith("records[0].body is not canonical base64").contains("\"aGl=\" must be written \"aGk=\"");
     refused(http.post(s + "/records?encoding=base64", "{\"records\":[{\"body\":\"aGk=\",\"headers\":[{\"name\":\"aw\","
         + "\"value\":\"\"}]}]}"), "records[0].headers[0].name", "unpadded header name");
     refused(http.post(s + "/records?encoding=BASE64", "{\"records\":[{\"body\":\"aGk=\"}]}"), "encoding", "upper case");

@@ -60,10 +60,19 @@ final class HttpCalls {
     return send("DELETE", path, null);
   }
 
+  /** {@code POST path} with a body of raw bytes (e.g. compressed) and header name/value pairs. */
+  Answer post(String path, byte[] body, String... headers) {
+    return sendWith("POST", path, HttpRequest.BodyPublishers.ofByteArray(body), headers);
+  }
+
   /** Sends {@code method path} with an optional body and header name/value pairs. */
   Answer send(String method, String path, String body, String... headers) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    return sendWith(method, path, body == null ? HttpRequest.BodyPublishers.noBody()
+        : HttpRequest.BodyPublishers.ofString(body), headers);
+  }
+
+  private Answer sendWith(String method, String path, HttpRequest.BodyPublisher body, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT).method(method, body);
     for (int i = 0; i + 1 < headers.length; i += 2) {
       b.header(headers[i], headers[i + 1]);
     }

@@ -41,6 +41,8 @@ class OpenApiConformanceTest {
   private static final String RECORDS = "/v1/basins/{basin}/streams/{stream}/records";
   private static final String STREAM = "/v1/basins/{basin}/streams/{stream}";
   private static final String FENCE = STREAM + "/fence";
+  /** A body labelled with a content coding the server does not decode. */
+  private static final String[] BROTLI = {"Content-Encoding", "br"};
 
   @TempDir
   static Path dir;
@@ -112,6 +114,7 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", "/v1/basins", 409, () -> http.post("/v1/basins", "{\"basin\":\"oa\"}")));
     c.add(new Case("POST", "/v1/basins", 400, () -> http.post("/v1/basins", "{\"basin\":\"Bad_Name\"}")));
     c.add(new Case("POST", "/v1/basins", 413, () -> http.post("/v1/basins", tooLarge)));
+    c.add(new Case("POST", "/v1/basins", 415, () -> http.post("/v1/basins", "{\"basin\":\"oa2\"}", BROTLI)));
     c.add(new Case("GET", "/v1/basins", 200, () -> http.get("/v1/basins?prefix=o&limit=10")));
     c.add(new Case("GET", "/v1/basins", 400, () -> http.get("/v1/basins?limit=5000")));
     c.add(new Case("GET", "/v1/basins/{basin}", 200, () -> http.get(b)));
@@ -121,6 +124,8 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 409, () -> http.post(b + "/streams", "{\"stream\":\"s1\"}")));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 400, () -> http.post(b + "/streams", "{\"stream\":\"..\"}")));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 413, () -> http.post(b + "/streams", tooLarge)));
+    c.add(new Case("POST", "/v1/basins/{basin}/streams", 415, () -> http.post(b + "/streams", "{\"stream\":\"s2\"}",
+        BROTLI)));
     c.add(new Case("POST", "/v1/basins/{basin}/streams", 404, () -> http.post("/v1/basins/nope/streams", "{\"stream\":\"s\"}")));
     c.add(new Case("GET", "/v1/basins/{basin}/streams", 200, () -> http.get(b + "/streams?prefix=s")));
     c.add(new Case("GET", "/v1/basins/{basin}/streams", 400, () -> http.get(b + "/streams?limit=-1")));
@@ -134,7 +139,14 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":99}")));
     c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records", "x".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1))));
+    c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records",
+        HttpContentEncodingTest.gzip(new byte[NodeTuning.defaults().httpRequestBodyBytesMax() + 1]), "Content-Encoding", "gzip")));
+    c.add(new Case("POST", RECORDS, 415, () -> http.post(s + "/records", "{\"records\":[{\"body\":\"a\"}]}", BROTLI)));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0")));
+    c.add(new Case("POST", RECORDS, 200, () -> http.post(s + "/records", "{\"records\":[{\"body_base64\":\"/w==\","
+        + "\"headers\":[[\"k\",\"v\"],{\"name\":\"n\",\"value\":\"w\"}]},{\"body\":\"b\",\"headers_base64\":[[\"/w==\",\"\"]]}]}")));
+    c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&shape=pairs")));
+    c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&shape=pairs&encoding=base64")));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0&count=1", "Accept", "text/event-stream")));
     c.add(new Case("GET", RECORDS, 400, () -> http.get(s + "/records?seqnum=0")));
     c.add(new Case("GET", RECORDS, 404, () -> http.get(none + "/records")));
@@ -144,6 +156,7 @@ class OpenApiConformanceTest {
     c.add(new Case("PUT", FENCE, 200, () -> http.put(s + "/fence", "{\"fencing_token\":\"t1\"}")));
     c.add(new Case("PUT", FENCE, 400, () -> http.put(s + "/fence", "{\"fencing_token\":\"" + "x".repeat(37) + "\"}")));
     c.add(new Case("PUT", FENCE, 413, () -> http.put(s + "/fence", tooLarge)));
+    c.add(new Case("PUT", FENCE, 415, () -> http.put(s + "/fence", "{\"fencing_token\":\"t9\"}", BROTLI)));
     c.add(new Case("PUT", FENCE, 404, () -> http.put(none + "/fence", "{\"fencing_token\":\"t1\"}")));
     c.add(new Case("GET", FENCE, 200, () -> http.get(s + "/fence")));
     c.add(new Case("GET", FENCE, 400, () -> http.get(badName + "/fence")));

@@ -4,6 +4,10 @@ import static io.nova.gateway.it.Records.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
 import io.nova.client.NovaClient;
@@ -11,9 +15,13 @@ import io.nova.client.ReadOptions;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
+import io.nova.proto.v1.ControlPlaneGrpc;
+import io.nova.proto.v1.CreateBasinRequest;
+import io.nova.proto.v1.CreateStreamRequest;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,12 +109,31 @@ class BadInputTest {
 
   @Test
   void badNamesAreRefused() {
+    // The SDK applies the cluster's name rules before any call (ADR 0012), with the typed error the
+    // cluster would answer: the field and the rule.
     assertThatThrownBy(() -> client.createBasin("Bad_Basin"))
-        .isInstanceOfSatisfying(InvalidArgumentException.class,
-            e -> assertThat(e.field()).isEqualTo("basin"));
+        .isInstanceOfSatisfying(InvalidArgumentException.class, e -> assertThat(e.field()).isEqualTo("basin"))
+        .hasMessageContaining("chars of [a-z0-9-]");
     assertThatThrownBy(() -> client.createStream(new StreamAddress("it", "star*name")))
-        .isInstanceOfSatisfying(InvalidArgumentException.class,
-            e -> assertThat(e.field()).isEqualTo("stream"));
+        .isInstanceOfSatisfying(InvalidArgumentException.class, e -> assertThat(e.field()).isEqualTo("stream"))
+        .hasMessageContaining("it has '*' at character 5");
+    // The gateway refuses them too, for callers that are not the SDK.
+    ManagedChannel channel = NettyChannelBuilder.forTarget(fx.cluster.endpoint("n1")).usePlaintext().build();
+    try {
+      ControlPlaneGrpc.ControlPlaneBlockingStub control = ControlPlaneGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(30, TimeUnit.SECONDS);
+      assertThatThrownBy(() -> control.createBasin(CreateBasinRequest.newBuilder().setBasin("Bad_Basin").build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT))
+          .hasMessageContaining("basin name \"Bad_Basin\" is invalid");
+      assertThatThrownBy(() -> control.createStream(CreateStreamRequest.newBuilder().setBasin("it")
+          .setStream("star*name").build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT))
+          .hasMessageContaining("stream name \"star*name\" is invalid");
+    } finally {
+      channel.shutdownNow();
+    }
   }
 
   @Test

@@ -43,7 +43,7 @@ public final class Errors {
   /** NOT_FOUND: {@code resource} ("basin" or "stream") named {@code name} does not exist. */
   public static ErrorDetail notFound(String resource, String name) {
     return ErrorDetail.newBuilder()
-        .setMessage(resource + " \"" + name + "\" does not exist (check the name, or create it)")
+        .setMessage(resource + " " + Quoting.quoted(name) + " does not exist (check the name, or create it)")
         .setNotFound(NotFound.newBuilder().setResource(resource).setName(name))
         .build();
   }
@@ -51,7 +51,7 @@ public final class Errors {
   /** ALREADY_EXISTS: {@code resource} named {@code name} exists already; nothing changed. */
   public static ErrorDetail alreadyExists(String resource, String name) {
     return ErrorDetail.newBuilder()
-        .setMessage(resource + " \"" + name + "\" already exists; nothing changed")
+        .setMessage(resource + " " + Quoting.quoted(name) + " already exists; nothing changed")
         .setAlreadyExists(AlreadyExists.newBuilder().setResource(resource).setName(name))
         .build();
   }
@@ -73,7 +73,7 @@ public final class Errors {
   /** FAILED_PRECONDITION: {@code basin} still holds streams. */
   public static ErrorDetail basinNotEmpty(String basin) {
     return ErrorDetail.newBuilder()
-        .setMessage("basin \"" + basin + "\" still has streams; delete them before deleting the basin")
+        .setMessage("basin " + Quoting.quoted(basin) + " still has streams; delete them before deleting the basin")
         .setBasinNotEmpty(BasinNotEmpty.newBuilder().setBasin(basin))
         .build();
   }

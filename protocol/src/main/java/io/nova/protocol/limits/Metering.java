@@ -21,7 +21,29 @@ public final class Metering {
   /** Bytes every header counts besides its name and value. */
   public static final int HEADER_OVERHEAD_BYTES = 2;
 
+  /**
+   * How a record's metered size is counted, in words, for messages that explain a limit:
+   * {@value}.
+   */
+  public static final String FORMULA =
+      "8 + 2 per header + the bytes of every header name and value + the body's bytes";
+
   private Metering() {}
+
+  /**
+   * A record's metered size with its parts, for messages: e.g. {@code 1048590 metered bytes (8 + 2 x 1
+   * header + 6 header bytes + 1048574 body bytes)}; without headers {@code 1048577 metered bytes (8 +
+   * 1048569 body bytes)}.
+   *
+   * @throws IllegalArgumentException if any argument is negative
+   */
+  public static String breakdown(int headerCount, long headerNameAndValueBytes, long bodyBytes) {
+    long total = meteredBytes(headerCount, headerNameAndValueBytes, bodyBytes);
+    String headers = headerCount == 0 ? ""
+        : " + " + HEADER_OVERHEAD_BYTES + " x " + headerCount + (headerCount == 1 ? " header" : " headers")
+            + " + " + headerNameAndValueBytes + " header bytes";
+    return total + " metered bytes (" + RECORD_OVERHEAD_BYTES + headers + " + " + bodyBytes + " body bytes)";
+  }
 
   /**
    * The metered size of a record, in bytes.

@@ -58,4 +58,11 @@ class LimitsTest {
     assertThat(Limits.measureAppendInput(input).meteredBytes()).as("a valid batch is measured, an invalid one not")
         .isEqualTo(error.isPresent() ? 0 : metered);
   }
+
+  @Test
+  void theBreakdownShowsEachPartOfTheFormula() {
+    assertThat(Metering.breakdown(0, 0, 1_048_569)).isEqualTo("1048577 metered bytes (8 + 1048569 body bytes)");
+    assertThat(Metering.breakdown(2, 7, 10)).isEqualTo("29 metered bytes (8 + 2 x 2 headers + 7 header bytes + 10 body bytes)");
+    assertThat(Metering.FORMULA).startsWith("8 + 2 per header");
+  }
 }
