@@ -186,7 +186,7 @@ class NovaClientCallsTest {
         assertThat(server.onlyRequest("Fence", FenceRequest.class).getFencingToken()).isEqualTo("gen-1");
         assertThat(client.fencingToken(ADDR)).contains("gen-1");
         assertThat(client.fencingToken(ADDR)).isEmpty();
-        assertThatThrownBy(() -> client.fence(ADDR, "y".repeat(37))).hasMessageContaining("fencing token");
+        assertThatThrownBy(() -> client.fence(ADDR, "y".repeat(37))).hasMessageContaining("fencing_token");
     }
 
     @Test
