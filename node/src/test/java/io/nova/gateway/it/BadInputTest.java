@@ -3,7 +3,13 @@ package io.nova.gateway.it;
 import static io.nova.gateway.it.Records.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.protobuf.StatusProto;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
 import io.nova.client.NovaClient;
@@ -11,9 +17,14 @@ import io.nova.client.ReadOptions;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
+import io.nova.proto.v1.ControlPlaneGrpc;
+import io.nova.proto.v1.CreateBasinRequest;
+import io.nova.proto.v1.CreateStreamRequest;
+import io.nova.proto.v1.ErrorDetail;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,13 +111,32 @@ class BadInputTest {
   }
 
   @Test
-  void badNamesAreRefused() {
+  void badNamesAreRefused() throws Exception {
+    // The SDK checks names with the cluster's own rules (protocol's Names) before sending anything...
     assertThatThrownBy(() -> client.createBasin("Bad_Basin"))
-        .isInstanceOfSatisfying(InvalidArgumentException.class,
-            e -> assertThat(e.field()).isEqualTo("basin"));
-    assertThatThrownBy(() -> client.createStream(new StreamAddress("it", "star*name")))
-        .isInstanceOfSatisfying(InvalidArgumentException.class,
-            e -> assertThat(e.field()).isEqualTo("stream"));
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bad_Basin");
+    assertThatThrownBy(() -> new StreamAddress("it", "star*name"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("star*name");
+    // ...and a caller that does not use it gets INVALID_ARGUMENT naming the field.
+    ManagedChannel channel = NettyChannelBuilder.forTarget(fx.cluster.endpoint("n1")).usePlaintext().build();
+    try {
+      ControlPlaneGrpc.ControlPlaneBlockingStub raw = ControlPlaneGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(30, TimeUnit.SECONDS);
+      assertThat(refusedField(() -> raw.createBasin(CreateBasinRequest.newBuilder().setBasin("Bad_Basin").build())))
+          .isEqualTo("basin");
+      assertThat(refusedField(() -> raw.createStream(
+          CreateStreamRequest.newBuilder().setBasin("it").setStream("star*name").build()))).isEqualTo("stream");
+    } finally {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The field an INVALID_ARGUMENT answer to {@code call} names. */
+  private static String refusedField(Runnable call) throws Exception {
+    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, call::run);
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    ErrorDetail detail = StatusProto.fromThrowable(e).getDetails(0).unpack(ErrorDetail.class);
+    return detail.getInvalidArgument().getField();
   }
 
   @Test
