@@ -60,7 +60,7 @@ class MainTest {
       "read nova://b                              | nova://BASIN/STREAM",
       "append b/s                                 | nova://BASIN/STREAM",
       "check-tail nova:///s                       | nova://BASIN/STREAM",
-      "create-stream 'nova://b/s t'               | whitespace",
+      "create-stream 'nova://b/s t'               | bad stream URI",
       "delete-basin 'a b'                         | bad basin",
       "ls 'nova://a b'                            | bad basin",
       "cluster                                    | missing a subcommand",

@@ -11,8 +11,8 @@ import io.nova.protocol.limits.Limits;
  *
  * <p>Immutable and thread-safe. Built by {@link #builder()}, whose {@code build()} checks each value's
  * range and each combination that would break a node (for example a read request timeout shorter than a
- * shard's park), in the canonical constructor, so no unchecked instance exists. A key's name ends with its unit: {@code Ms}
- * milliseconds, {@code Bytes} bytes, {@code Max}/{@code Min} a count.
+ * shard's park), in the canonical constructor, so no unchecked instance exists. A key's name ends with
+ * its unit: {@code Ms} milliseconds, {@code Bytes} bytes, {@code Max}/{@code Min} a count.
  *
  * @param rpcThreadsMax gRPC server threads; each unary call holds one while its group answers. Default 64:
  *     the threads mostly wait on Raft, so many more than the CPUs.

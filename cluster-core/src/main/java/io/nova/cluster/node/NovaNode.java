@@ -169,8 +169,10 @@ public final class NovaNode implements AutoCloseable {
   /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */
   private static ExecutorService waiterAnswers(String nodeId, NodeTuning tuning) {
     int threads = tuning.readWaiterAnswerThreadsMax();
+    // A read woken after close (a replica Ratis closes late) is answered on the waking thread, never dropped.
     ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), NodeThreads.forNode(nodeId, "nova-read-waiters"));
+        new LinkedBlockingQueue<>(), NodeThreads.forNode(nodeId, "nova-read-waiters"),
+        (answer, pool) -> answer.run());
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }

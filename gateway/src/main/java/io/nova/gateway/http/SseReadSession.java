@@ -34,16 +34,17 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code heartbeat}: {@code {"tail": ...}} after an idle heartbeat interval;
  *   <li>{@code end}: {@code {"tail": ...}} when the count or bytes limit is spent or {@code until} reached;
  *   <li>{@code error}: {@code {"code", "message", ...}} as an HTTP error body, with
- *       {@code retry: }{@link NodeTuning#sseReconnectMs()} (an EventSource reconnects that many ms later), then the
+ *       {@code retry: }{@link NodeTuning#sseReconnectMs()} (an EventSource reconnects that many ms later),
+ *       then the
  *       stream closes.
  * </ul>
  *
  * <p>The session reads through one {@code StreamRoute}, opened by its first read, as a gRPC read session
  * does. Leader changes are followed by the group client (the same path as a one-shot read); while the
  * stream's group has no leader the session retries, sending heartbeat comments, for at most
- * {@link NodeTuning#sseUnavailableBudgetMs()} before it ends with an {@code error} event. The first read is no
- * exception: a session opened during an election starts without its answer and makes it in this loop. A relative start is
- * pinned to a seq_num by the first answer, so no record is skipped or repeated. Runs on one thread
+ * {@link NodeTuning#sseUnavailableBudgetMs()} before it ends with an {@code error} event. The first read
+ * is no exception: a session opened during an election starts without its answer and makes it in this
+ * loop. A relative start is pinned to a seq_num by the first answer, so no record is skipped or repeated. Runs on one thread
  * until the client disconnects (noticed at the next write), a limit ends it, or the node stops
  * (interrupt). Not thread-safe: one thread per session.
  */

@@ -23,8 +23,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The SSE read sessions of one node: at most {@code sseSessionsMax} ({@link NodeTuning}) at a time, each served by its own
- * thread (a blocking loop of long-polled reads, see {@link SseReadSession}) so the HTTP server's pool is
+ * The SSE read sessions of one node: at most {@link NodeTuning#sseSessionsMax()} at a time, each served by
+ * its own thread (a blocking loop of long-polled reads, see {@link SseReadSession}) so the HTTP server's pool is
  * never held by a tailing client. A session beyond the bound is refused with 429 before anything is
  * streamed. {@link #close()} ends every session. Thread-safe.
  *

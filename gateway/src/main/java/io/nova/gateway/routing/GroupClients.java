@@ -246,8 +246,8 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of the meta group; blocks until it answers or
-   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes, then throws {@link GatewayException} (unavailable). Meta queries never park; each attempt has
-   * Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
+   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes, then throws {@link GatewayException}
+   * (unavailable). Meta queries never park; each attempt has Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
    * resolves its stream through one; a 4 s bound with 15 s attempts failed appends in CI when the meta
    * leader was stopped).
    */

@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
  * <p>Three rules keep a write from landing after its caller has moved on (docs/adr/0010):
  * <ul>
  *   <li>the entry carries {@link #admitByWallMs()}, the caller's deadline less {@code marginMs}
- *       ({@code NodeTuning.writeAdmissionMarginMs}), on this gateway's wall clock, and the group's leader refuses it at admission once its own clock is
- *       past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
+ *       ({@code NodeTuning.writeAdmissionMarginMs}), on this gateway's wall clock, and the group's leader
+ *       refuses it at admission once its own clock is past that (the margin absorbs the caller-to-gateway latency and clock skew between nodes);
  *   <li>no resubmission (after a leader change) starts after {@link #admitByNanos()};
  *   <li>an unknown outcome after a request timeout (no answer: the leader may be stalled with the
  *       request queued) is reported only once the caller's deadline has passed

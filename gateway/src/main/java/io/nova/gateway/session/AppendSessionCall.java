@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One append session: one gRPC bidi call. The first message opens it (stream, optional presented
  * token) and opens the session's {@link StreamRoute} (so a stale placement or an interrupted create is
- * handled as in a unary append); every later message is a batch. Batches are accepted from the client up to the in-flight
- * bounds (pipelined on the wire), written to the stream's shard group one after the other by a writer
+ * handled as in a unary append); every later message is a batch. Batches are accepted from the client up
+ * to the in-flight bounds (pipelined on the wire), written to the stream's shard group one after the other by a writer
  * thread (so they reach the assignment cursor in the order they came, whatever leader changes happen in
  * between; see docs/adr/0005-append-sessions.md for why not Ratis' ordered async client), and
  * answered strictly in that order, one response per batch.

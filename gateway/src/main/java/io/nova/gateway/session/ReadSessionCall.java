@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One read session: one server-streaming gRPC call that reads committed records from a start and then
  * follows the tail, through the {@link StreamRoute} it opens when it starts (so a stale placement or an
- * interrupted create is handled as in a unary read). Each step is one linearizable read of the shard that, when the session is at the
- * tail, parks in the shard's state machine until a record commits or the heartbeat interval passes
+ * interrupted create is handled as in a unary read). Each step is one linearizable read of the shard
+ * that, when the session is at the tail, parks in the shard's state machine until a record commits or the heartbeat interval passes
  * (a long poll, see {@code ReadWaiters}): records go out as a {@code batch}, an idle interval as a
  * {@code heartbeat} carrying the tail. A relative start (timestamp, tail offset) is pinned to an
  * absolute seq_num by the first answer, so renewals neither skip nor repeat.

@@ -36,6 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HttpApiTest {
 
+  /** The nodes' request body limit (their default tuning). */
+  static final int BODY_BYTES_MAX = NodeTuning.defaults().httpRequestBodyBytesMax();
+
   @TempDir
   static Path dir;
   private LocalCluster cluster;
@@ -137,7 +140,7 @@ class HttpApiTest {
             "invalid_argument", "fencing_token"},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"owner\"}", "?bogus=1", 400,
             "invalid_argument", "bogus"},
-        new Object[] {"z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1), "", 413, "payload_too_large", null},
+        new Object[] {"z".repeat(BODY_BYTES_MAX + 1), "", 413, "payload_too_large", null},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"owner\",\"match_seq_num\":7}", "", 412,
             "sequence_mismatch", null},
         new Object[] {"{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"intruder\"}", "", 412, "fenced_out", null},
@@ -561,10 +564,10 @@ class HttpApiTest {
     root.addAppender(captured);
     try {
       String s = newStream("big");
-      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1));
+      HttpCalls.Answer a = http.post(s + "/records", "z".repeat(BODY_BYTES_MAX + 1));
       assertThat(a.status()).isEqualTo(413);
       assertThat(a.json().get("code").asText()).isEqualTo("payload_too_large");
-      assertThat(http.post("/v1/basins", "z".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1)).status()).isEqualTo(413);
+      assertThat(http.post("/v1/basins", "z".repeat(BODY_BYTES_MAX + 1)).status()).isEqualTo(413);
       assertThat(tail(s)).isZero();
     } finally {
       root.detachAppender(captured);

@@ -37,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenApiConformanceTest {
 
+  /** The nodes' request body limit (their default tuning). */
+  static final int BODY_BYTES_MAX = NodeTuning.defaults().httpRequestBodyBytesMax();
+
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final String RECORDS = "/v1/basins/{basin}/streams/{stream}/records";
   private static final String STREAM = "/v1/basins/{basin}/streams/{stream}";
@@ -100,7 +103,7 @@ class OpenApiConformanceTest {
     String s = b + "/streams/s1";
     String none = b + "/streams/nope";
     String badName = b + "/streams/" + "n".repeat(300);
-    String tooLarge = "x".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1);
+    String tooLarge = "x".repeat(BODY_BYTES_MAX + 1);
     List<Case> c = new ArrayList<>();
     c.add(new Case("GET", "/health", 200, () -> http.get("/health")));
     c.add(new Case("GET", "/ready", 200, () -> http.get("/ready")));
@@ -138,9 +141,9 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", RECORDS, 404, () -> http.post(none + "/records", "{\"records\":[{\"body\":\"a\"}]}")));
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"match_seq_num\":99}")));
-    c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records", "x".repeat(NodeTuning.defaults().httpRequestBodyBytesMax() + 1))));
+    c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records", "x".repeat(BODY_BYTES_MAX + 1))));
     c.add(new Case("POST", RECORDS, 413, () -> http.post(s + "/records",
-        HttpContentEncodingTest.gzip(new byte[NodeTuning.defaults().httpRequestBodyBytesMax() + 1]), "Content-Encoding", "gzip")));
+        HttpContentEncodingTest.gzip(new byte[BODY_BYTES_MAX + 1]), "Content-Encoding", "gzip")));
     c.add(new Case("POST", RECORDS, 415, () -> http.post(s + "/records", "{\"records\":[{\"body\":\"a\"}]}", BROTLI)));
     c.add(new Case("GET", RECORDS, 200, () -> http.get(s + "/records?seq_num=0")));
     c.add(new Case("POST", RECORDS, 200, () -> http.post(s + "/records", "{\"records\":[{\"body_base64\":\"/w==\","

@@ -143,7 +143,8 @@ public final class ReadWaiters {
   }
 
   private static ScheduledExecutorService newTimer() {
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, NodeThreads.shared("nova-read-waiters-timer"));
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(1, NodeThreads.shared("nova-read-waiters-timer"));
     // Cancelled deadlines (the common case: a record arrives first) must not pile up in the queue.
     timer.setRemoveOnCancelPolicy(true);
     return timer;
