@@ -52,9 +52,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * endpoint, with jittered exponential back-off, for up to {@link ProducerOptions#reconnectBudget()}
  * without an ack; then every pending append fails with {@link UnavailableException} (may have taken
  * effect). It resends exactly the batches not yet acknowledged (never an acked one), marked
- * <em>resent</em>. Consequences:
+ * <em>resent</em>; the acks of a resent batch say so ({@link AppendAck#resent()}). Consequences:
  * <ul>
- *   <li>a plain append is <b>at-least-once</b>: a resent batch whose first attempt had landed lands again;
+ *   <li>a plain append is <b>at-least-once</b>: a resent batch whose first attempt had landed lands again
+ *       (its ack, {@code resent() == true}, is for the second copy);
  *   <li>a resent conditional batch that misses fails with {@code resent() == true}: its first attempt
  *       may have landed (read back to decide); {@code resent() == false} means nothing was appended;
  *   <li>with {@link ProducerOptions.Builder#matchSeqNum} every batch is conditional at the previous
@@ -637,7 +638,7 @@ public final class Producer implements AutoCloseable {
             long start = ack.start().seqNum() + s.offset();
             long end = start + s.count();
             s.future().complete(new AppendAck(new StreamPosition(start, ack.start().timestampMs()),
-                    new StreamPosition(end, ack.end().timestampMs()), ack.tail()));
+                    new StreamPosition(end, ack.end().timestampMs()), ack.tail(), batch.resent));
         }
     }
 
