@@ -129,6 +129,11 @@ public final class Producer implements AutoCloseable {
     private volatile NovaException failure;
     /** The first append failure that no {@link #flush()} or {@link #close()} has thrown yet. */
     private final AtomicReference<NovaException> unreported = new AtomicReference<>();
+    /**
+     * Whether a call threw {@link #failure} already: close must not throw it again (in a
+     * try-with-resources block that would suppress the exception into itself, which Java refuses).
+     */
+    private volatile boolean failureThrown;
     private volatile boolean closed;
 
     /** One staged append: its future and where its records sit inside the batch. */
@@ -237,6 +242,7 @@ public final class Producer implements AutoCloseable {
         }
         NovaException f = failure;
         if (f != null) {
+            failureThrown = true;
             throw f;
         }
     }
@@ -283,14 +289,12 @@ public final class Producer implements AutoCloseable {
         } catch (ExecutionException e) {
             // flushOnIo's future only waits; the failures are reported below.
         }
-        NovaException f = failure;
-        if (f != null) {
-            unreported.set(null);
-            throw f;
-        }
+        // A terminal failure is set before any future fails with it, so waking on one shows it here.
         NovaException first = unreported.getAndSet(null);
-        if (first != null) {
-            throw first;
+        NovaException report = failure != null ? failure : first;
+        if (report != null) {
+            failureThrown |= report == failure;
+            throw report;
         }
     }
 
@@ -307,7 +311,8 @@ public final class Producer implements AutoCloseable {
      * Flushes, ends the session and stops the internal thread. Appends still pending after
      * {@link #CLOSE_WAIT_MS} fail with {@link UnavailableException}. Then, if an append failed and no
      * {@link #flush()} threw that failure (or the terminal one), throws the first such failure, after the
-     * producer is closed. Idempotent (a second call does nothing and throws nothing); later appends and
+     * producer is closed; a terminal failure that an append or flush already threw is not thrown again.
+     * Idempotent (a second call does nothing and throws nothing); later appends and
      * flushes throw {@link IllegalStateException}. Must not be called from an append future's callback
      * (those run on the thread close waits for).
      *
@@ -343,7 +348,7 @@ public final class Producer implements AutoCloseable {
         }
         io.shutdown();
         NovaException first = unreported.getAndSet(null);
-        if (first != null) {
+        if (first != null && !(first == failure && failureThrown)) {
             throw first;
         }
     }
@@ -357,8 +362,8 @@ public final class Producer implements AutoCloseable {
         }
         if (failure != null) {
             // Staged while the failure arrived: fail it like the appends that were pending then.
-            future.completeExceptionally(failure);
             unreported.compareAndSet(null, failure);
+            future.completeExceptionally(failure);
             return;
         }
         if (match != null) {
@@ -562,13 +567,14 @@ public final class Producer implements AutoCloseable {
             }
         }
         SequenceMismatchException miss = new SequenceMismatchException(head.match, tail, head.resent, null);
-        fail(head, miss);
         if (advancing) {
             // The chain is broken: no later batch may land (none was sent; see batchesInFlightMax()).
             failure = miss;
+            fail(head, miss);
             failAll(miss);
             return;
         }
+        fail(head, miss);
         maybeSealDue();
     }
 
@@ -644,11 +650,12 @@ public final class Producer implements AutoCloseable {
 
     /** Fails every append of the batch and keeps the first failure for {@link #flush()} to report. */
     private void fail(Batch batch, NovaException e) {
+        if (!batch.appends.isEmpty()) {
+            // Before the futures complete: a flush that wakes on them must find the failure.
+            unreported.compareAndSet(null, e);
+        }
         for (Staged s : batch.appends) {
             s.future().completeExceptionally(e);
-        }
-        if (!batch.appends.isEmpty()) {
-            unreported.compareAndSet(null, e);
         }
     }
 

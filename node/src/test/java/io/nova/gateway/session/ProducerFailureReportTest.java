@@ -2,6 +2,7 @@ package io.nova.gateway.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.nova.client.AppendAck;
 import io.nova.client.AppendRecord;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * another token fails its future with the installed token and supersedes the producer (every pending
  * append fails, every later append, appendMatch and flush throws the same {@link FencedOutException});
  * {@code flush()} throws the first failure no earlier flush reported, and {@code close()} throws one
- * that no flush reported.
+ * that no flush reported (never one an append or flush already threw).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60) // a flush that never returns (as before this contract) fails instead of hanging the build
@@ -119,6 +120,20 @@ class ProducerFailureReportTest {
         e -> assertThat(e.installedToken()).isEqualTo("theirs"));
     producer.close(); // idempotent: reported once
     assertThatThrownBy(() -> producer.append(AppendRecord.ofUtf8("x"))).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aTryWithResourcesBlockEndsWithTheFailureItsAppendThrewAlone() throws Exception {
+    StreamAddress s = newStream();
+    client.fence(s, "theirs");
+    Throwable thrown = catchThrowable(() -> {
+      try (Producer producer = client.openStream(s)) {
+        CompletableFuture<AppendAck> refused = producer.append(AppendRecord.ofUtf8("zombie"));
+        assertThatThrownBy(() -> refused.get(WAIT_SECONDS, TimeUnit.SECONDS)).cause().isInstanceOf(FencedOutException.class);
+        producer.append(AppendRecord.ofUtf8("later")); // throws; close must not throw it again
+      }
+    });
+    assertThat(thrown).isInstanceOf(FencedOutException.class).hasNoSuppressedExceptions();
   }
 
   @Test
