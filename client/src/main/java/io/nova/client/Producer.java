@@ -73,9 +73,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *       producer: the fenced append and every append still pending fail with it (the gateway writes
  *       none of them after the refusal; only a batch resent after a reconnect may have landed on its
  *       earlier attempt, as with any resent batch), the session is ended, and every later
- *       {@link #append}, {@link #appendMatch} and
- *       {@link #flush} throws that same exception. Only a {@code Fence} changes the installed token, so
- *       the refusal is permanent for this producer: open a new one presenting the installed token.
+ *       {@link #append}, {@link #appendMatch} and {@link #flush} throws that same exception. Only a
+ *       {@code Fence} changes the installed token, so the refusal is permanent for this producer: open
+ *       a new one presenting the installed token.
  *   <li>The same holds for the producer's other <em>terminal</em> failures: a definite error ending the
  *       session (INVALID_ARGUMENT, NOT_FOUND, ...), the reconnect budget running out
  *       ({@link UnavailableException}, may have taken effect), and a miss that breaks an advancing match.
@@ -83,7 +83,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #flush()} throws the first failure (in the order appends failed) that no earlier
  *       {@code flush()} reported, so a caller that only flushes still learns that something failed; after
  *       a terminal failure every {@code flush()} throws it. {@link #close()} throws the first failure no
- *       {@code flush()} reported, if any. The futures stay the record of which appends failed.
+ *       {@code flush()} reported, if any (never a terminal one that a call threw already). The futures
+ *       stay the record of which appends failed.
  * </ul>
  *
  * <p><b>Threads.</b> Thread-safe. Appends from one thread are sent in call order. All session state lives
