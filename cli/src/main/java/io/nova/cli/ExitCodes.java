@@ -21,6 +21,9 @@ import picocli.CommandLine;
  *   INVALID_ARGUMENT)</td></tr>
  *   <tr><td>3</td><td>sequence mismatch: {@code --match-seq-num} missed the committed tail</td></tr>
  *   <tr><td>4</td><td>fenced out: the presented fencing token is not the installed one</td></tr>
+ *   <tr><td>5</td><td>{@code append} appended everything, but resent batches after a reconnect: the
+ *   seq_num ranges it names may hold duplicates (plain appends only; not a failure, so it is returned,
+ *   never derived from an exception)</td></tr>
  * </table>
  */
 public final class ExitCodes {
@@ -30,6 +33,7 @@ public final class ExitCodes {
   public static final int USAGE = 2;
   public static final int SEQUENCE_MISMATCH = 3;
   public static final int FENCED_OUT = 4;
+  public static final int POSSIBLE_DUPLICATES = 5;
 
   private ExitCodes() {}
 

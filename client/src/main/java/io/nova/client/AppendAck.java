@@ -6,11 +6,25 @@ import java.util.Objects;
  * Where a batch landed: its records hold seq_nums {@code [start.seqNum, end.seqNum)}, and {@code tail}
  * is the committed tail right after the batch. Immutable.
  *
+ * <p>{@link #resent()} says whether the {@link Producer} sent this batch more than once: its session
+ * broke before the batch was answered and the Producer resent it on a new connection. What that means
+ * depends on the append:
+ * <ul>
+ *   <li>a plain append is at-least-once, so an earlier copy of a resent batch <b>may also be in the
+ *       stream</b>, somewhere below {@code start} (the first attempt may have landed before the break).
+ *       Read {@code [start, end)} and the records before it to find out;
+ *   <li>a conditional append (an {@code appendMatch}, or a Producer with an advancing match) is
+ *       exactly-once: the ack of a resent conditional batch still means its records are in the stream
+ *       once, at {@code [start, end)}.
+ * </ul>
+ * An ack of a one-shot {@code NovaClient.append} is never resent (one call is one wire attempt).
+ *
  * @param start the position of the batch's first record
  * @param end the position just after the batch's last record
  * @param tail the committed tail when the batch was acknowledged
+ * @param resent whether the batch was resent after a reconnect (see above)
  */
-public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail) {
+public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail, boolean resent) {
 
     /** Validates that no position is null and that {@code start <= end}. */
     public AppendAck {
@@ -20,6 +34,11 @@ public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition
         if (end.seqNum() < start.seqNum()) {
             throw new IllegalArgumentException("end " + end + " is before start " + start);
         }
+    }
+
+    /** An ack of a batch that was sent once ({@code resent() == false}). */
+    public AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail) {
+        this(start, end, tail, false);
     }
 
     /** The number of records in the batch, {@code end.seqNum - start.seqNum}. */

@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A pipelined writer of one stream over an append session: appends are staged, merged into batches
@@ -51,9 +52,10 @@ import java.util.concurrent.TimeoutException;
  * endpoint, with jittered exponential back-off, for up to {@link ProducerOptions#reconnectBudget()}
  * without an ack; then every pending append fails with {@link UnavailableException} (may have taken
  * effect). It resends exactly the batches not yet acknowledged (never an acked one), marked
- * <em>resent</em>. Consequences:
+ * <em>resent</em>; the acks of a resent batch say so ({@link AppendAck#resent()}). Consequences:
  * <ul>
- *   <li>a plain append is <b>at-least-once</b>: a resent batch whose first attempt had landed lands again;
+ *   <li>a plain append is <b>at-least-once</b>: a resent batch whose first attempt had landed lands again
+ *       (its ack, {@code resent() == true}, is for the second copy);
  *   <li>a resent conditional batch that misses fails with {@code resent() == true}: its first attempt
  *       may have landed (read back to decide); {@code resent() == false} means nothing was appended;
  *   <li>with {@link ProducerOptions.Builder#matchSeqNum} every batch is conditional at the previous
@@ -65,9 +67,25 @@ import java.util.concurrent.TimeoutException;
  *       miss breaks the chain: that append and every later one fail.
  * </ul>
  *
- * <p><b>Errors.</b> A fence mismatch fails the append with {@link FencedOutException} (the installed
- * token) and supersedes the session: every later append fails the same way. Definite errors
- * (INVALID_ARGUMENT, NOT_FOUND) fail every pending append and the producer.
+ * <p><b>Failures.</b> Every append's future reports its own outcome. On top of that:
+ * <ul>
+ *   <li>A fence mismatch ({@link FencedOutException}, naming the installed token) <b>supersedes</b> the
+ *       producer: the fenced append and every append still pending fail with it (the gateway writes
+ *       none of them after the refusal; only a batch resent after a reconnect may have landed on its
+ *       earlier attempt, as with any resent batch), the session is ended, and every later
+ *       {@link #append}, {@link #appendMatch} and {@link #flush} throws that same exception. Only a
+ *       {@code Fence} changes the installed token, so the refusal is permanent for this producer: open
+ *       a new one presenting the installed token.
+ *   <li>The same holds for the producer's other <em>terminal</em> failures: a definite error ending the
+ *       session (INVALID_ARGUMENT, NOT_FOUND, ...), the reconnect budget running out
+ *       ({@link UnavailableException}, may have taken effect), and a miss that breaks an advancing match.
+ *   <li>A plain {@link #appendMatch} miss fails only that append; the producer goes on.
+ *   <li>{@link #flush()} throws the first failure (in the order appends failed) that no earlier
+ *       {@code flush()} reported, so a caller that only flushes still learns that something failed; after
+ *       a terminal failure every {@code flush()} throws it. {@link #close()} throws the first failure no
+ *       {@code flush()} reported, if any (never a terminal one that a call threw already). The futures
+ *       stay the record of which appends failed.
+ * </ul>
  *
  * <p><b>Threads.</b> Thread-safe. Appends from one thread are sent in call order. All session state lives
  * on one internal thread; futures complete on it, so callbacks must not block.
@@ -105,8 +123,19 @@ public final class Producer implements AutoCloseable {
     private int reconnectAttempt;
     private long lastProgressNanos = System.nanoTime();
     private long nextMatch;
-    private NovaException failure;
-    private boolean closed;
+    /**
+     * The terminal failure (fenced out, a definite session error, the budget spent, a broken advancing
+     * match), or null. Written on the io thread only; volatile so that callers can fail fast.
+     */
+    private volatile NovaException failure;
+    /** The first append failure that no {@link #flush()} or {@link #close()} has thrown yet. */
+    private final AtomicReference<NovaException> unreported = new AtomicReference<>();
+    /**
+     * Whether a call threw {@link #failure} already: close must not throw it again (in a
+     * try-with-resources block that would suppress the exception into itself, which Java refuses).
+     */
+    private volatile boolean failureThrown;
+    private volatile boolean closed;
 
     /** One staged append: its future and where its records sit inside the batch. */
     private record Staged(CompletableFuture<AppendAck> future, int offset, int count, long bytes) {
@@ -149,6 +178,9 @@ public final class Producer implements AutoCloseable {
      *
      * @return the append's ack: its records are {@code [start, end)}, contiguous and in call order
      * @throws InterruptedException if interrupted while blocked on back-pressure (nothing was staged)
+     * @throws NovaException the producer's terminal failure, e.g. {@link FencedOutException} once it was
+     *     superseded (nothing was staged; see the class comment)
+     * @throws IllegalStateException once the producer is closed
      */
     public CompletableFuture<AppendAck> append(List<AppendRecord> records) throws InterruptedException {
         return stage(records, null);
@@ -162,7 +194,7 @@ public final class Producer implements AutoCloseable {
     /**
      * Stages a conditional append: its first record must receive {@code matchSeqNum}. Never merged.
      * Not allowed with an advancing match ({@link ProducerOptions#matchSeqNum()}), which already makes
-     * every batch conditional.
+     * every batch conditional. Throws like {@link #append(List)}.
      */
     public CompletableFuture<AppendAck> appendMatch(long matchSeqNum, List<AppendRecord> records)
             throws InterruptedException {
@@ -187,13 +219,33 @@ public final class Producer implements AutoCloseable {
                     "an append must fit one batch (" + options.batchBytesMax() + " metered bytes), got " + bytes,
                     null);
         }
+        failIfDone();
         acquire(bytes);
+        try {
+            // A terminal failure may have arrived while this caller waited for room.
+            failIfDone();
+        } catch (RuntimeException e) {
+            release(bytes);
+            throw e;
+        }
         CompletableFuture<AppendAck> future = new CompletableFuture<>();
         long held = bytes;
         future.whenComplete((a, e) -> release(held));
         List<AppendRecord> copy = List.copyOf(records);
         io.execute(() -> stageOnIo(copy, held, match, future));
         return future;
+    }
+
+    /** Throws instead of staging once the producer is closed or failed for good. */
+    private void failIfDone() {
+        if (closed) {
+            throw new IllegalStateException("the producer of " + address + " is closed");
+        }
+        NovaException f = failure;
+        if (f != null) {
+            failureThrown = true;
+            throw f;
+        }
     }
 
     private void acquire(long bytes) throws InterruptedException {
@@ -214,20 +266,36 @@ public final class Producer implements AutoCloseable {
     }
 
     /**
-     * Sends every staged append now and waits until each append staged before this call is answered
-     * (acked or failed). Bounded by the reconnect budget plus the request time of the last batch.
+     * Sends every staged append now, waits until each append staged before this call is answered (acked
+     * or failed), then reports failures: it throws the producer's terminal failure if there is one (every
+     * flush after it does too), else the first append failure that no earlier flush threw, if any.
+     * Bounded by the reconnect budget plus the request time of the last batch.
+     *
+     * @throws NovaException the failure to report (the failed appends' futures hold theirs)
+     * @throws InterruptedException if interrupted while waiting (the appends go on)
+     * @throws IllegalStateException once the producer is closed
      */
     public void flush() throws InterruptedException {
+        if (closed) {
+            throw new IllegalStateException("the producer of " + address + " is closed");
+        }
         CompletableFuture<Void> all;
         try {
             all = CompletableFuture.supplyAsync(this::flushOnIo, io).get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("flush failed", e.getCause());
+        } catch (ExecutionException | RejectedExecutionException e) {
+            throw new IllegalStateException("the producer of " + address + " is closed", e);
         }
         try {
             all.get();
         } catch (ExecutionException e) {
-            // flush only waits; each append's future reports its own failure.
+            // flushOnIo's future only waits; the failures are reported below.
+        }
+        // A terminal failure is set before any future fails with it, so waking on one shows it here.
+        NovaException first = unreported.getAndSet(null);
+        NovaException report = failure != null ? failure : first;
+        if (report != null) {
+            failureThrown |= report == failure;
+            throw report;
         }
     }
 
@@ -242,9 +310,14 @@ public final class Producer implements AutoCloseable {
 
     /**
      * Flushes, ends the session and stops the internal thread. Appends still pending after
-     * {@link #CLOSE_WAIT_MS} fail with {@link UnavailableException}. Idempotent; later appends fail with
-     * {@link IllegalStateException}. Must not be called from an append future's callback (those run on
-     * the thread close waits for).
+     * {@link #CLOSE_WAIT_MS} fail with {@link UnavailableException}. Then, if an append failed and no
+     * {@link #flush()} threw that failure (or the terminal one), throws the first such failure, after the
+     * producer is closed; a terminal failure that an append or flush already threw is not thrown again.
+     * Idempotent (a second call does nothing and throws nothing); later appends and
+     * flushes throw {@link IllegalStateException}. Must not be called from an append future's callback
+     * (those run on the thread close waits for).
+     *
+     * @throws NovaException the first failure not yet reported by a flush
      */
     @Override
     public void close() {
@@ -275,6 +348,10 @@ public final class Producer implements AutoCloseable {
             // Already stopped.
         }
         io.shutdown();
+        NovaException first = unreported.getAndSet(null);
+        if (first != null && !(first == failure && failureThrown)) {
+            throw first;
+        }
     }
 
     // ------------------------------------------------------------------ io thread
@@ -285,6 +362,8 @@ public final class Producer implements AutoCloseable {
             return;
         }
         if (failure != null) {
+            // Staged while the failure arrived: fail it like the appends that were pending then.
+            unreported.compareAndSet(null, failure);
             future.completeExceptionally(failure);
             return;
         }
@@ -475,10 +554,7 @@ public final class Producer implements AutoCloseable {
             return;
         }
         if (response.getRejected().hasInstalledToken()) {
-            FencedOutException fenced = new FencedOutException(response.getRejected().getInstalledToken());
-            failure = fenced;
-            fail(head, fenced);
-            maybeSealDue();
+            superseded(head, new FencedOutException(response.getRejected().getInstalledToken()));
             return;
         }
         StreamPosition tail = Protos.position(response.getRejected().getTail());
@@ -492,14 +568,32 @@ public final class Producer implements AutoCloseable {
             }
         }
         SequenceMismatchException miss = new SequenceMismatchException(head.match, tail, head.resent, null);
-        fail(head, miss);
         if (advancing) {
             // The chain is broken: no later batch may land (none was sent; see batchesInFlightMax()).
             failure = miss;
+            fail(head, miss);
             failAll(miss);
             return;
         }
+        fail(head, miss);
         maybeSealDue();
+    }
+
+    /**
+     * The session presented a token that is not the installed one: the gateway answers every later
+     * batch of this session the same way without writing it, so nothing still pending can land. Fail it
+     * all now (waiting for those answers would leave the appends hanging if the connection broke
+     * first) and end the session; the producer stays failed.
+     */
+    private void superseded(Batch head, FencedOutException fenced) {
+        failure = fenced;
+        fail(head, fenced);
+        failAll(fenced);
+        if (requests != null) {
+            generation++; // the session's remaining answers are for batches already failed
+            requests.onCompleted();
+            requests = null;
+        }
     }
 
     private void broken(Throwable t) {
@@ -551,11 +645,16 @@ public final class Producer implements AutoCloseable {
             long start = ack.start().seqNum() + s.offset();
             long end = start + s.count();
             s.future().complete(new AppendAck(new StreamPosition(start, ack.start().timestampMs()),
-                    new StreamPosition(end, ack.end().timestampMs()), ack.tail()));
+                    new StreamPosition(end, ack.end().timestampMs()), ack.tail(), batch.resent));
         }
     }
 
-    private static void fail(Batch batch, NovaException e) {
+    /** Fails every append of the batch and keeps the first failure for {@link #flush()} to report. */
+    private void fail(Batch batch, NovaException e) {
+        if (!batch.appends.isEmpty()) {
+            // Before the futures complete: a flush that wakes on them must find the failure.
+            unreported.compareAndSet(null, e);
+        }
         for (Staged s : batch.appends) {
             s.future().completeExceptionally(e);
         }

@@ -186,7 +186,8 @@ class NovaClientCallsTest {
         assertThat(server.onlyRequest("Fence", FenceRequest.class).getFencingToken()).isEqualTo("gen-1");
         assertThat(client.fencingToken(ADDR)).contains("gen-1");
         assertThat(client.fencingToken(ADDR)).isEmpty();
-        assertThatThrownBy(() -> client.fence(ADDR, "y".repeat(37))).hasMessageContaining("(fencing_token) is 37 UTF-8 bytes; the limit is 36");
+        assertThatThrownBy(() -> client.fence(ADDR, "y".repeat(37))).isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("fencing_token").hasMessageContaining("is 37 UTF-8 bytes; the limit is 36");
     }
 
     @Test

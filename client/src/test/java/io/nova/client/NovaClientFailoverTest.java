@@ -235,6 +235,7 @@ class NovaClientFailoverTest {
             // The default reconnect budget is 60 s: an answer within the test's timeout means no retrying.
             CompletableFuture<AppendAck> ack = producer.append(AppendRecord.ofUtf8("x"));
             assertThatThrownBy(() -> ack.get(20, TimeUnit.SECONDS)).cause().isInstanceOf(NovaInternalException.class);
+            assertThatThrownBy(producer::flush).isInstanceOf(NovaInternalException.class);
         } finally {
             http.stop(0);
         }
@@ -252,6 +253,7 @@ class NovaClientFailoverTest {
             assertThatThrownBy(() -> ack.get(20, TimeUnit.SECONDS)).cause()
                     .isInstanceOfSatisfying(UnavailableException.class,
                             e -> assertThat(e.mayHaveTakenEffect()).as("every connection was refused").isFalse());
+            assertThatThrownBy(producer::flush).isInstanceOf(UnavailableException.class);
         }
     }
 

@@ -66,6 +66,9 @@ class ValueTypesTest {
         assertThatThrownBy(() -> new StreamPosition(0, -1)).hasMessageContaining("timestampMs");
         AppendAck ack = new AppendAck(new StreamPosition(2, 1), p, p);
         assertThat(ack.recordCount()).isEqualTo(3);
+        assertThat(ack.resent()).as("the three-position constructor is for a batch sent once").isFalse();
+        assertThat(ack).isEqualTo(new AppendAck(new StreamPosition(2, 1), p, p, false))
+            .isNotEqualTo(new AppendAck(new StreamPosition(2, 1), p, p, true));
         assertThatThrownBy(() -> new AppendAck(p, new StreamPosition(2, 1), p)).hasMessageContaining("before start");
         assertThatThrownBy(() -> new AppendAck(null, p, p)).isInstanceOf(NullPointerException.class);
     }

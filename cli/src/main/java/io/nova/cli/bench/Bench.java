@@ -180,15 +180,21 @@ public final class Bench {
         }
         long sentNanos = System.nanoTime();
         int index = i;
-        producer.append(AppendRecord.of(body(sentNanos, id, i))).whenComplete((ack, e) -> {
-          acked(id, index, sentNanos, ack, e);
-          window.release();
-        });
+        try {
+          producer.append(AppendRecord.of(body(sentNanos, id, i))).whenComplete((ack, e) -> {
+            acked(id, index, sentNanos, ack, e);
+            window.release();
+          });
+        } catch (NovaException e) {
+          // The producer failed for good (e.g. its advancing match broke): this append was not staged.
+          acked(id, index, sentNanos, null, e);
+          break;
+        }
         streamProduced.incrementAndGet();
       }
       producer.flush();
     } catch (NovaException e) {
-      errors.incrementAndGet();
+      // flush and close throw a failure that an append's callback already counted.
     }
   }
 

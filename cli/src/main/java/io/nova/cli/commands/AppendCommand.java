@@ -5,22 +5,17 @@ import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
 import io.nova.cli.io.InputRecord;
 import io.nova.cli.io.RecordFormat;
-import io.nova.client.AppendAck;
-import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.NovaException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import io.nova.cli.io.RecordSource;
 import io.nova.client.Producer;
 import io.nova.client.ProducerOptions;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -31,19 +26,21 @@ import picocli.CommandLine.Parameters;
  * killed node. Input is consumed as it arrives, so a pipe can be appended while it flows. With
  * {@code --match-seq-num} every batch is conditional at the previous batch's end, so a piped file
  * lands exactly once even when a node dies mid-way; without it a resend after a failure may duplicate
- * a batch (at-least-once). An input error stops at the bad line, after the records before it.
+ * a batch (at-least-once), and the command says which seq_num ranges were resent (exit code
+ * {@link ExitCodes#POSSIBLE_DUPLICATES}). Acks are printed as they arrive ({@link AckReporter}), with a
+ * progress line when stderr is a terminal. An input error stops at the bad line, after the records
+ * before it.
  */
 @Command(name = "append", mixinStandardHelpOptions = true,
     description = {
       "Append records read from stdin (or -i FILE) to a stream.",
       "text: one record per line; the body is the line's raw bytes without the newline. "
           + "json: one object per line, {\"headers\":[[\"name\",\"value\"]],\"body\":\"...\"}.",
-      "Prints acknowledged seq_num ranges and a summary on stderr."
+      "Prints each acknowledged seq_num range on stderr as it arrives, then a summary. Exit 5 (after "
+          + "appending everything) names the ranges of batches resent after a reconnect, which may hold "
+          + "duplicates."
     })
 public final class AppendCommand extends ClientCommand {
-
-  /** Acked records coalesced into one printed range at most (about one batch). */
-  static final int RANGE_RECORDS_MAX = 1000;
 
   @Parameters(paramLabel = "nova://BASIN/STREAM")
   String uri;
@@ -105,120 +102,53 @@ public final class AppendCommand extends ClientCommand {
 
   private int appendAll(NovaClient client, StreamAddress address, ProducerOptions options, RecordSource source)
       throws Exception {
-    Summary summary = new Summary(err(), quiet);
-    // Bounded by the producer's in-flight bytes: append blocks before this grows further.
-    ArrayDeque<Pending> pending = new ArrayDeque<>();
-    try (Producer producer = client.openStream(address, options)) {
-      InputException badInput = null;
-      try {
-        for (InputRecord record = source.next(); record != null; record = source.next()) {
-          pending.addLast(new Pending(record.lineNumber(), producer.append(record.record())));
-          while (!pending.isEmpty() && pending.peekFirst().ack.isDone()) {
-            summary.take(pending.pollFirst());
-          }
-        }
-      } catch (InputException e) {
-        // The records before the bad line are already on their way: wait for them, so the summary says
-        // what landed, then report the bad line.
-        badInput = e;
+    AppendProgress progress = AppendProgress.stderrIsTerminal() ? new AppendProgress(err(), System::nanoTime) : null;
+    AppendSummary summary = new AppendSummary(err(), quiet, matchSeqNum == null, progress);
+    AckReporter reporter = new AckReporter(summary);
+    InputException badInput = null;
+    try {
+      try (Producer producer = client.openStream(address, options)) {
+        badInput = appendLines(source, producer, reporter);
+        // Waits for every ack; throws the first failure (the summary names its line).
+        producer.flush();
       }
+    } catch (NovaException sendFailure) {
       if (badInput == null) {
-        drain(producer, pending, summary);
-        return ExitCodes.OK;
+        throw sendFailure;
       }
-      try {
-        drain(producer, pending, summary);
-      } catch (Exception sendFailure) {
-        // The bad line is what the user must fix; the summary already says what did not land.
-        badInput.addSuppressed(sendFailure);
-      }
-      throw badInput;
+      // The bad line is what the user must fix; the summary already says what did not land.
+      badInput.addSuppressed(sendFailure);
     } finally {
+      // The producer is closed: every append is answered, so the reporter finishes at once.
+      reporter.finish();
       summary.print();
     }
+    if (badInput != null) {
+      throw badInput;
+    }
+    return summary.mayHoldDuplicates() ? ExitCodes.POSSIBLE_DUPLICATES : ExitCodes.OK;
   }
 
-  /** Waits for every pending append and feeds its ack to the summary, in order. */
-  private static void drain(Producer producer, ArrayDeque<Pending> pending, Summary summary)
+  /**
+   * Appends every input record, handing each ack to the reporter; returns the input error that stopped
+   * it, if any (the records before the bad line are on their way). A failed producer throws from
+   * {@code append} (nothing more is staged); the summary then names the line that was not appended.
+   */
+  private static InputException appendLines(RecordSource source, Producer producer, AckReporter reporter)
       throws Exception {
-    producer.flush();
-    while (!pending.isEmpty()) {
-      summary.take(pending.pollFirst());
-    }
-  }
-
-  record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
-  }
-
-  /** What has been appended so far, printed as coalesced seq_num ranges. */
-  static final class Summary {
-    private final PrintStream err;
-    private final boolean quiet;
-    long records;
-    long firstSeqNum = -1;
-    long rangeStart = -1;
-    long rangeEnd = -1;
-    AppendAck lastAck;
-    /** The input line of the first record whose append failed, or -1. */
-    long firstFailedLine = -1;
-    /** Whether that failure may have taken effect: its records (and later ones) may have landed. */
-    boolean failureMayHaveLanded;
-
-    Summary(PrintStream err, boolean quiet) {
-      this.err = err;
-      this.quiet = quiet;
-    }
-
-    void take(Pending p) throws InterruptedException {
-      AppendAck ack;
-      try {
-        ack = p.ack().get();
-      } catch (ExecutionException e) {
-        firstFailedLine = p.lineNumber();
-        failureMayHaveLanded = e.getCause() instanceof NovaException n && n.mayHaveTakenEffect();
-        throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+    long lineNumber = 0;
+    try {
+      for (InputRecord record = source.next(); record != null; record = source.next()) {
+        lineNumber = record.lineNumber();
+        reporter.add(lineNumber, producer.append(record.record()));
       }
-      add(ack);
-    }
-
-    void add(AppendAck ack) {
-      if (firstSeqNum < 0) {
-        firstSeqNum = ack.start().seqNum();
-      }
-      if (rangeStart >= 0 && (ack.start().seqNum() != rangeEnd || rangeEnd - rangeStart >= RANGE_RECORDS_MAX)) {
-        printRange();
-      }
-      if (rangeStart < 0) {
-        rangeStart = ack.start().seqNum();
-      }
-      rangeEnd = ack.end().seqNum();
-      records += ack.recordCount();
-      lastAck = ack;
-    }
-
-    private void printRange() {
-      if (!quiet && rangeStart >= 0) {
-        err.println("[" + rangeStart + ", " + rangeEnd + ")");
-      }
-      rangeStart = -1;
-    }
-
-    /** One summary line; the error itself, if any, follows on its own line (see ExitCodes). */
-    void print() {
-      printRange();
-      String notAppended = firstFailedLine < 0 ? ""
-          : failureMayHaveLanded
-              // An unknown outcome: resuming from that line blindly could write those records twice.
-              ? "; line " + firstFailedLine + " and the lines after it may or may not have been appended"
-                  + " (check the stream's tail before resuming)"
-              : "; line " + firstFailedLine + " and the lines after it were not appended";
-      if (lastAck == null) {
-        err.println("appended 0 records" + notAppended);
-        return;
-      }
-      err.println("appended " + records + (records == 1 ? " record" : " records")
-          + ", seq_num " + firstSeqNum + " to " + (lastAck.end().seqNum() - 1)
-          + "; tail " + lastAck.tail().seqNum() + " " + lastAck.tail().timestampMs() + notAppended);
+      return null;
+    } catch (InputException e) {
+      return e;
+    } catch (NovaException e) {
+      // Reported after the lines whose appends failed before it (the reporter has those in order).
+      reporter.add(lineNumber, CompletableFuture.failedFuture(e));
+      throw e;
     }
   }
 }

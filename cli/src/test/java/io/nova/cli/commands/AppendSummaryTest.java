@@ -1,55 +1,96 @@
 package io.nova.cli.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nova.client.AppendAck;
 import io.nova.client.StreamPosition;
-import io.nova.client.errors.NovaException;
 import io.nova.client.errors.UnavailableException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The summary `nova append` prints tells the user where to resume: after a definite failure the failed
- * line and everything after it did not land; after an unknown outcome (a lost connection mid-append)
- * they may have, and resuming from that line blindly would write them twice (found by a tester).
+ * The summary `nova append` prints tells the user where to resume and what may be duplicated: after a
+ * definite failure the failed line and everything after it did not land; after an unknown outcome (a
+ * lost connection mid-append) they may have, and resuming from that line blindly would write them twice
+ * (found by a tester); plain acks that were resent are marked and their merged seq_num ranges named as
+ * possible duplicates (a conditional resend never duplicates); the terminal progress line is erased
+ * before every other line.
  */
 class AppendSummaryTest {
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final AppendCommand.Summary summary =
-      new AppendCommand.Summary(new PrintStream(out, true, StandardCharsets.UTF_8), true);
+  private final PrintStream err = new PrintStream(out, true, StandardCharsets.UTF_8);
 
   @Test
-  void anUnknownOutcomeSaysTheLinesMayHaveLanded() throws Exception {
-    summary.take(acked(1, 0, 10));
-    assertThatThrownBy(() -> summary.take(failed(11, new UnavailableException("connection lost", true, null))))
-        .isInstanceOf(UnavailableException.class);
+  void anUnknownOutcomeSaysTheLinesMayHaveLanded() {
+    AppendSummary summary = new AppendSummary(err, true, true, null);
+    summary.acked(ack(0, 10, false));
+    summary.failed(11, new UnavailableException("connection lost", true, null));
+    summary.failed(12, new UnavailableException("later lines fail too", false, null));
     summary.print();
     assertThat(printed()).contains("appended 10 records").contains("line 11 and the lines after it may or may not "
         + "have been appended (check the stream's tail before resuming)");
   }
 
   @Test
-  void aDefiniteFailureSaysTheLinesDidNotLand() throws Exception {
-    summary.take(acked(1, 0, 10));
-    assertThatThrownBy(() -> summary.take(failed(11, new UnavailableException("refused", false, null))))
-        .isInstanceOf(UnavailableException.class);
+  void aDefiniteFailureSaysTheLinesDidNotLand() {
+    AppendSummary summary = new AppendSummary(err, true, true, null);
+    summary.acked(ack(0, 10, false));
+    summary.failed(11, new UnavailableException("refused", false, null));
     summary.print();
     assertThat(printed()).contains("line 11 and the lines after it were not appended");
   }
 
-  private static AppendCommand.Pending acked(long line, long start, long end) {
-    return new AppendCommand.Pending(line, CompletableFuture.completedFuture(
-        new AppendAck(new StreamPosition(start, 1), new StreamPosition(end, 1), new StreamPosition(end, 1))));
+  @Test
+  void resentPlainAcksAreMarkedAndTheirRangesNamedAsPossibleDuplicates() {
+    AppendSummary summary = new AppendSummary(err, false, true, null);
+    summary.acked(ack(0, 600, false));
+    summary.acked(ack(600, 1000, false));
+    summary.acked(ack(1500, 2000, true)); // [1000, 1500) holds the unacknowledged first copies
+    summary.acked(ack(2000, 2100, true));
+    summary.acked(ack(2100, 2200, false));
+    summary.acked(ack(2200, 2300, true));
+    summary.print();
+    assertThat(printed().lines()).containsExactly(
+        "[0, 1000)",
+        "[1500, 2100) resent",
+        "[2100, 2200)",
+        "[2200, 2300) resent",
+        "appended 1800 records, seq_num 0 to 2299; tail 2300 1",
+        "possible duplicates: seq_num [1500, 2100) [2200, 2300) (resent after a reconnect; an earlier copy of"
+            + " these records may also have landed, below each range)");
+    assertThat(summary.mayHoldDuplicates()).isTrue();
   }
 
-  private static AppendCommand.Pending failed(long line, NovaException e) {
-    return new AppendCommand.Pending(line, CompletableFuture.failedFuture(e));
+  @Test
+  void aResentConditionalAckIsNoDuplicate() {
+    AppendSummary summary = new AppendSummary(err, false, false, null);
+    summary.acked(ack(0, 10, true));
+    summary.print();
+    assertThat(printed()).startsWith("[0, 10)\n").doesNotContain("resent").doesNotContain("duplicates");
+    assertThat(summary.mayHoldDuplicates()).isFalse();
+  }
+
+  @Test
+  void theProgressLineIsRedrawnInPlaceAndErasedBeforeOtherLines() {
+    AtomicLong nanos = new AtomicLong();
+    AppendSummary summary = new AppendSummary(err, false, true, new AppendProgress(err, nanos::get));
+    summary.acked(ack(0, 1, false));
+    summary.acked(ack(1, 2, false)); // within the redraw interval: not drawn
+    nanos.addAndGet(AppendProgress.REDRAW_INTERVAL_MS * 1_000_000);
+    summary.acked(ack(2, 3, false));
+    summary.print();
+    assertThat(printed()).isEqualTo("\r\033[Kappended 1 record ..."
+        + "\r\033[Kappended 3 records ..."
+        + "\r\033[K[0, 3)\n"
+        + "appended 3 records, seq_num 0 to 2; tail 3 1\n");
+  }
+
+  private static AppendAck ack(long start, long end, boolean resent) {
+    return new AppendAck(new StreamPosition(start, 1), new StreamPosition(end, 1), new StreamPosition(end, 1), resent);
   }
 
   private String printed() {

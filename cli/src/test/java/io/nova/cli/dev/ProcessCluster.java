@@ -76,6 +76,19 @@ final class ProcessCluster implements AutoCloseable {
     processes.put(nodeId, p);
   }
 
+  /**
+   * The command line of a {@code nova} CLI process (not a node) with {@code args}, run by the same
+   * {@code java} on the test class path with the shipped logging configuration.
+   */
+  static List<String> cliCommand(String... args) {
+    String java = ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = new ArrayList<>(List.of(java, "-Dlogback.configurationFile=" + shippedLogbackConfig(),
+        "-cp", System.getProperty("java.class.path"), "io.nova.cli.Main"));
+    command.addAll(List.of(args));
+    return command;
+  }
+
   private static String shippedLogbackConfig() {
     try {
       return Path.of(ProcessCluster.class.getResource("/logback.xml").toURI()).toString();

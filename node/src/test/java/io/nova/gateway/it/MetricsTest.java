@@ -184,6 +184,7 @@ class MetricsTest {
       client.fence(s, "gen-2");
       assertThatThrownBy(() -> producer.append(batch(1)).get(30, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(FencedOutException.class);
+      assertThatThrownBy(producer::flush).isInstanceOf(FencedOutException.class); // reported, so close is quiet
     }
     awaitTotal("nova_append_sessions_open", before.get("nova_append_sessions_open"));
 
