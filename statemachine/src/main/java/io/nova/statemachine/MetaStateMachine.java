@@ -97,7 +97,7 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
   /** Validates names and kind, then stamps {@code arrival_ms} with the leader's clock. */
   @Override
   protected TransactionContext startCommand(RaftClientRequest request, MetaCommand command) {
-    Optional<ErrorDetail> invalid = MetaValidation.check(command);
+    Optional<ErrorDetail> invalid = MetaValidation.commandError(command);
     return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
         : RatisMessages.transaction(this, request, command.toBuilder().setArrivalMs(clock().millis()).build());
   }

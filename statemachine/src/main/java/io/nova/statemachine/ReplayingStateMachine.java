@@ -173,7 +173,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
     try (LogContext.Scope ignored = logScope()) {
       @SuppressWarnings("unchecked")
       C command = (C) trx.getStateMachineContext();
-      Optional<ErrorDetail> late = admissionDeadline.check(deadlineMsOf(command));
+      Optional<ErrorDetail> late = admissionDeadline.lateError(deadlineMsOf(command));
       if (late.isPresent()) {
         throw RatisMessages.refusedAtAdmission(late.get());
       }

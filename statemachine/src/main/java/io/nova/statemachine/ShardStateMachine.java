@@ -133,7 +133,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     if (command.hasAppend()) {
       command = command.toBuilder().setAppend(command.getAppend().toBuilder().setArrivalMs(clock().millis())).build();
     }
-    Optional<ErrorDetail> invalid = ShardValidation.check(command, command.getSerializedSize());
+    Optional<ErrorDetail> invalid = ShardValidation.commandError(command, command.getSerializedSize());
     return invalid.isPresent() ? RatisMessages.rejected(this, request, invalid.get())
         : RatisMessages.transaction(this, request, command);
   }

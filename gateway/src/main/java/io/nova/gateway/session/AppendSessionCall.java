@@ -139,7 +139,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       } else {
         submit(request);
       }
-      maybeRequestNext();
+      requestNextIfRoom();
     } catch (GatewayException e) {
       end(e.detail());
     } catch (RuntimeException e) {
@@ -290,10 +290,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       out.onCompleted();
       return;
     }
-    maybeRequestNext();
+    requestNextIfRoom();
   }
 
-  private void maybeRequestNext() {
+  private void requestNextIfRoom() {
     if (!ended && !halfClosed && !requestedNext && pending.size() < IN_FLIGHT_BATCHES_MAX
         && pendingBytes < inFlightBytesMax) {
       requestedNext = true;

@@ -113,11 +113,11 @@ public final class ReadSessionCall {
     }
     metrics.readSessionOpened();
     out.setOnCancelHandler(call::cancelled);
-    out.setOnReadyHandler(call::maybeRead);
-    call.maybeRead();
+    out.setOnReadyHandler(call::readWhileReady);
+    call.readWhileReady();
   }
 
-  private synchronized void maybeRead() {
+  private synchronized void readWhileReady() {
     if (reading || ended || !out.isReady()) {
       return;
     }
@@ -163,7 +163,7 @@ public final class ReadSessionCall {
         finish();
         return;
       }
-      maybeRead();
+      readWhileReady();
       return;
     }
     if (nextSeqNum >= 0 && nextSeqNum < tailSeqNum) {
@@ -183,12 +183,12 @@ public final class ReadSessionCall {
           TimeUnit.MILLISECONDS);
       return;
     }
-    maybeRead();
+    readWhileReady();
   }
 
   private synchronized void readAfterPause() {
     reading = false;
-    maybeRead();
+    readWhileReady();
   }
 
   private void finish() {

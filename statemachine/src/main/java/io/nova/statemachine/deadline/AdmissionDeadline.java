@@ -35,9 +35,9 @@ public final class AdmissionDeadline {
    * @param deadlineMs the entry's deadline (Unix epoch milliseconds), 0 when it has none
    * @return the {@code deadline_exceeded} error when the deadline has passed, else empty
    */
-  public synchronized Optional<ErrorDetail> check(long deadlineMs) {
+  public synchronized Optional<ErrorDetail> lateError(long deadlineMs) {
     nowMsMax = Math.max(nowMsMax, clock.millis());
-    return check(deadlineMs, nowMsMax);
+    return lateError(deadlineMs, nowMsMax);
   }
 
   /**
@@ -47,7 +47,7 @@ public final class AdmissionDeadline {
    * @param deadlineMs the entry's deadline (Unix epoch milliseconds, unsigned), 0 when it has none
    * @param nowMs the leader's clock (Unix epoch milliseconds)
    */
-  public static Optional<ErrorDetail> check(long deadlineMs, long nowMs) {
+  public static Optional<ErrorDetail> lateError(long deadlineMs, long nowMs) {
     if (deadlineMs == 0 || Long.compareUnsigned(nowMs, deadlineMs) <= 0) {
       return Optional.empty();
     }

@@ -74,7 +74,7 @@ public final class MetaState {
    * @throws IllegalArgumentException if the command's kind is not set
    */
   public Applied apply(MetaCommand command, long logIndex) {
-    Optional<ErrorDetail> invalid = MetaValidation.check(command);
+    Optional<ErrorDetail> invalid = MetaValidation.commandError(command);
     if (invalid.isPresent()) {
       return refused(invalid.get());
     }

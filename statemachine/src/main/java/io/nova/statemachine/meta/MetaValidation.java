@@ -11,7 +11,7 @@ public final class MetaValidation {
   private MetaValidation() {}
 
   /** The first invalid name (or a missing kind) in {@code command} as INVALID_ARGUMENT, or empty. */
-  public static Optional<ErrorDetail> check(MetaCommand command) {
+  public static Optional<ErrorDetail> commandError(MetaCommand command) {
     switch (command.getKindCase()) {
       case CREATE_BASIN:
         return Names.basinNameError(command.getCreateBasin().getBasin());

@@ -77,7 +77,7 @@ public final class Admission {
 
   private static Decision admitAppend(StreamState cursorState, StreamState appliedState, AppendCommand append) {
     StreamPosition committedTail = appliedState != null ? appliedState.tail() : StreamPosition.getDefaultInstance();
-    Optional<ErrorDetail> failed = AppendChecks.check(cursorState, append, committedTail);
+    Optional<ErrorDetail> failed = AppendChecks.refusal(cursorState, append, committedTail);
     if (failed.isPresent()) {
       return new Rejected(failed.get());
     }

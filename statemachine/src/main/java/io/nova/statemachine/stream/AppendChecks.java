@@ -19,11 +19,11 @@ final class AppendChecks {
    * @param reportedTail the tail a sequence mismatch reports (the committed tail)
    * @return the first failed precondition, or empty
    */
-  static Optional<ErrorDetail> check(StreamState state, AppendCommand command, StreamPosition reportedTail) {
+  static Optional<ErrorDetail> refusal(StreamState state, AppendCommand command, StreamPosition reportedTail) {
     if (state == null || state.deleted()) {
       return Optional.of(Errors.notFound("stream", StreamState.displayName(state, command.getStreamId())));
     }
-    Optional<ErrorDetail> fenced = checkToken(state, command);
+    Optional<ErrorDetail> fenced = tokenRefusal(state, command);
     if (fenced.isPresent()) {
       return fenced;
     }
@@ -33,7 +33,7 @@ final class AppendChecks {
     return Optional.empty();
   }
 
-  private static Optional<ErrorDetail> checkToken(StreamState state, AppendCommand command) {
+  private static Optional<ErrorDetail> tokenRefusal(StreamState state, AppendCommand command) {
     String presented = command.hasFencingToken() ? command.getFencingToken() : "";
     // Presenting "" is the same as presenting nothing: both match only when no token is installed.
     return presented.equals(state.fencingToken())

@@ -81,7 +81,7 @@ public final class ShardApply {
 
   private static Applied applyAppend(StreamState current, AppendCommand append) {
     StreamPosition tail = current != null ? current.tail() : StreamPosition.getDefaultInstance();
-    Optional<ErrorDetail> failed = AppendChecks.check(current, append, tail);
+    Optional<ErrorDetail> failed = AppendChecks.refusal(current, append, tail);
     Invariants.check(failed.isEmpty(), "an append to stream %s (match_seq_num %s, token presented: %s) was "
         + "admitted but fails at apply over %s with %s: admission and apply diverged", append.getStreamId(),
         append.hasMatchSeqNum() ? append.getMatchSeqNum() : "none", append.hasFencingToken(), current,

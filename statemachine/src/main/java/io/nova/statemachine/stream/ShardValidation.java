@@ -19,7 +19,7 @@ public final class ShardValidation {
    *
    * @param serializedBytes the size of the log entry the command becomes, in bytes
    */
-  public static Optional<ErrorDetail> check(ShardCommand command, int serializedBytes) {
+  public static Optional<ErrorDetail> commandError(ShardCommand command, int serializedBytes) {
     switch (command.getKindCase()) {
       case APPEND:
         return Limits.recordsError(command.getAppend().getRecordsList())

@@ -32,7 +32,7 @@ class AdmissionDeadlineTest {
   @ParameterizedTest(name = "deadline={0} now={1} -> refused={2}")
   @MethodSource("cases")
   void refusesExactlyPastTheDeadline(long deadlineMs, long nowMs, boolean refused) {
-    Optional<ErrorDetail> error = AdmissionDeadline.check(deadlineMs, nowMs);
+    Optional<ErrorDetail> error = AdmissionDeadline.lateError(deadlineMs, nowMs);
     assertThat(error.isPresent()).isEqualTo(refused);
     error.ifPresent(e -> {
       assertThat(e.getDeadlineExceeded().getDeadlineMs()).isEqualTo(deadlineMs);
@@ -45,10 +45,10 @@ class AdmissionDeadlineTest {
   void aClockSteppingBackDoesNotReopenADeadline() {
     MutableClock clock = new MutableClock(10_000);
     AdmissionDeadline deadline = new AdmissionDeadline(clock);
-    assertThat(deadline.check(9_000)).isPresent();
+    assertThat(deadline.lateError(9_000)).isPresent();
     clock.set(8_000); // an NTP step backwards
-    assertThat(deadline.check(9_000)).as("still refused after the clock stepped back").isPresent();
-    assertThat(deadline.check(10_000)).as("in time at the latest reading").isEmpty();
-    assertThat(deadline.check(0)).isEmpty();
+    assertThat(deadline.lateError(9_000)).as("still refused after the clock stepped back").isPresent();
+    assertThat(deadline.lateError(10_000)).as("in time at the latest reading").isEmpty();
+    assertThat(deadline.lateError(0)).isEmpty();
   }
 }
