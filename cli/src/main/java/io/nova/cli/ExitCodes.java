@@ -1,5 +1,6 @@
 package io.nova.cli;
 
+import io.nova.protocol.errors.Quoting;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.FencedOutException;
 import io.nova.client.errors.InvalidArgumentException;
@@ -63,7 +64,7 @@ public final class ExitCodes {
     } else if (e instanceof FencedOutException f) {
       text = f.installedToken().isEmpty()
           ? "fenced out: the stream has no fencing token installed (present none)"
-          : "fenced out: the installed fencing token is " + quoted(f.installedToken());
+          : "fenced out: the installed fencing token is " + Quoting.quoted(f.installedToken());
     } else if (e instanceof AlreadyExistsException || e instanceof InputException
         || e instanceof IllegalArgumentException) {
       text = describe(e);
@@ -77,31 +78,6 @@ public final class ExitCodes {
       text = e.getClass().getSimpleName() + ": " + describe(e);
     }
     return text.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip();
-  }
-
-  /**
-   * A token or name in double quotes with backslash escapes for quotes, backslashes and control
-   * characters, so that what a user reads is exactly what they must type ("a\nb", not "a b").
-   */
-  public static String quoted(String text) {
-    StringBuilder b = new StringBuilder(text.length() + 2).append('"');
-    text.codePoints().forEach(c -> {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (Character.isISOControl(c)) {
-            b.append(String.format("\\u%04x", c));
-          } else {
-            b.appendCodePoint(c);
-          }
-        }
-      }
-    });
-    return b.append('"').toString();
   }
 
   private static String describe(Throwable e) {

@@ -1,5 +1,6 @@
 package io.nova.cli.commands;
 
+import io.nova.protocol.errors.Quoting;
 import io.nova.cli.Addresses;
 import io.nova.cli.ExitCodes;
 import io.nova.client.NovaClient;
@@ -36,7 +37,7 @@ public final class FenceCommands {
       StreamPosition boundary = client.fence(address, installed);
       err().println(installed.isEmpty()
           ? "cleared the fencing token of " + address
-          : "installed fencing token " + ExitCodes.quoted(installed) + " on " + address);
+          : "installed fencing token " + Quoting.quoted(installed) + " on " + address);
       Output.line(main().out(), boundary.seqNum() + " " + boundary.timestampMs());
       return ExitCodes.OK;
     }
