@@ -391,7 +391,7 @@ public final class Producer implements AutoCloseable {
         if (open.records.size() == options.batchRecordsMax() || open.bytes == options.batchBytesMax()) {
             seal();
         } else {
-            maybeSealDue();
+            sealDueBatches();
         }
     }
 
@@ -399,7 +399,7 @@ public final class Producer implements AutoCloseable {
         lingerTimer = null;
         if (open != null) {
             open.due = true;
-            maybeSealDue();
+            sealDueBatches();
         }
     }
 
@@ -409,7 +409,7 @@ public final class Producer implements AutoCloseable {
      * waiting time into bigger batches instead of a queue of small ones (the cluster commits a session's
      * batches one after the other, so a queue of small batches would only add latency).
      */
-    private void maybeSealDue() {
+    private void sealDueBatches() {
         if (open != null && open.due && unacked.size() < batchesInFlightMax()) {
             seal();
         }
@@ -550,7 +550,7 @@ public final class Producer implements AutoCloseable {
         if (response.hasAck()) {
             resolve(head, Protos.ack(response.getAck()));
             sendQueued();
-            maybeSealDue();
+            sealDueBatches();
             return;
         }
         if (response.getRejected().hasInstalledToken()) {
@@ -563,7 +563,7 @@ public final class Producer implements AutoCloseable {
             if (landed != null) {
                 resolve(head, landed);
                 sendQueued();
-                maybeSealDue();
+                sealDueBatches();
                 return;
             }
         }
@@ -576,7 +576,7 @@ public final class Producer implements AutoCloseable {
             return;
         }
         fail(head, miss);
-        maybeSealDue();
+        sealDueBatches();
     }
 
     /**
