@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.commons.io.file.PathUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -177,8 +178,14 @@ public final class ChaosCluster implements AutoCloseable {
   /** Deletes the node's data folder (the node must be down). */
   public void wipe(String id) throws IOException {
     LOG.info("nemesis: wipe the data folder of {}", id);
-    // The folder itself stays, with the permissions openUp gave the container's user.
-    PathUtils.cleanDirectory(node(id).dir().resolve("data"));
+    // Everything inside goes, directories too (PathUtils.cleanDirectory would keep the empty group
+    // directories, and Ratis would restart those groups with empty logs instead of the node rejoining);
+    // the folder itself stays, with the permissions openUp gave the container's user.
+    try (Stream<Path> children = Files.list(node(id).dir().resolve("data"))) {
+      for (Path child : children.toList()) {
+        PathUtils.delete(child);
+      }
+    }
   }
 
   /** Starts a stopped or killed node again and waits (bounded) until its gateway answers. */
