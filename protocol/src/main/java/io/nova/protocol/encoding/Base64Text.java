@@ -45,14 +45,15 @@ public final class Base64Text {
   public static byte[] decode(String text, String field) {
     if (text.length() % 4 != 0) {
       throw new InvalidBase64Exception(field, "is " + text.length() + " characters long, not a multiple of 4: "
-          + "base64 comes in groups of 4 characters, the last one padded with = (\"aGk=\", not \"aGk\")");
+          + lengthHint(text));
     }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       boolean padding = c == '=' && i >= text.length() - 2
           && (i == text.length() - 1 || text.charAt(text.length() - 1) == '=');
       if (!padding && ALPHABET.indexOf(c) < 0) {
-        throw new InvalidBase64Exception(field, "has " + describe(c) + " at character " + i
+        // Positions count from 1, as an editor's column does (and as the name rules say them).
+        throw new InvalidBase64Exception(field, "has " + describe(c) + " at character " + (i + 1)
             + ", which is not in the standard base64 alphabet (A-Z a-z 0-9 + /, = only as padding at the end)");
       }
     }
@@ -66,6 +67,37 @@ public final class Base64Text {
           + "\"), so it would have two spellings");
     }
     return bytes;
+  }
+
+  /**
+   * What to do about a length that is not a multiple of 4, said about this text's own last group (at
+   * most 3 characters are quoted): 2 or 3 characters lack their {@code =} padding; 1 character is never
+   * produced by an encoder, so a character is missing or extra; whitespace is named, since a trailing
+   * line break is the usual cause.
+   */
+  private static String lengthHint(String text) {
+    int whitespace = firstWhitespace(text);
+    if (whitespace >= 0) {
+      return "it holds " + describe(text.charAt(whitespace)) + " at character " + (whitespace + 1)
+          + "; base64 has no whitespace or line breaks, remove them";
+    }
+    int rest = text.length() % 4;
+    String last = text.substring(text.length() - rest);
+    if (rest == 1) {
+      return "its last group \"" + last + "\" has 1 character, which no base64 encoder writes: a character is"
+          + " missing or extra (a group holds 4 characters, the last one padded with =)";
+    }
+    String padded = last + "=".repeat(4 - rest);
+    return "its last group \"" + last + "\" lacks its padding: write it \"" + padded + "\"";
+  }
+
+  private static int firstWhitespace(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (Character.isWhitespace(text.charAt(i))) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static String describe(char c) {

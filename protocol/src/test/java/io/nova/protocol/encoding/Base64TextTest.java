@@ -38,23 +38,25 @@ class Base64TextTest {
   static Stream<Arguments> refused() {
     return Stream.of(
         // text, what the message says
-        Arguments.of("aGk", "not a multiple of 4"),
-        Arguments.of("aA", "not a multiple of 4"),
+        Arguments.of("aGk", "not a multiple of 4: its last group \"aGk\" lacks its padding: write it \"aGk=\""),
+        Arguments.of("aGVsbG8", "its last group \"bG8\" lacks its padding: write it \"bG8=\""),
+        Arguments.of("aA", "its last group \"aA\" lacks its padding: write it \"aA==\""),
+        Arguments.of("aGk=a", "its last group \"a\" has 1 character"),
         Arguments.of("aGl=", "\"aGl=\" must be written \"aGk=\""),
         Arguments.of("aB==", "\"aB==\" must be written \"aA==\""),
         Arguments.of("aGVsbG9=", "\"bG9=\" must be written \"bG8=\""),
         Arguments.of("a-k=", "URL-safe"),
         Arguments.of("a_k=", "URL-safe"),
-        Arguments.of("aG k", "U+0020 at character 2"),
-        Arguments.of("aGk=\n", "not a multiple of 4"),
-        Arguments.of("aGk=\r\naGk=", "not a multiple of 4"),
-        Arguments.of("aGkKaGkK\n\n\n\n", "U+000A at character 8"),
-        Arguments.of("aGk=aGk=", "'=' before the end at character 3"),
+        Arguments.of("aG k", "U+0020 at character 3"),
+        Arguments.of("aGk=\n", "not a multiple of 4: it holds the character U+000A at character 5"),
+        Arguments.of("aGk=\r\naGk=", "the character U+000D at character 5; base64 has no whitespace"),
+        Arguments.of("aGkKaGkK\n\n\n\n", "U+000A at character 9"),
+        Arguments.of("aGk=aGk=", "'=' before the end at character 4"),
         Arguments.of("aG=k", "'=' before the end"),
         Arguments.of("====", "'=' before the end"),
         Arguments.of("a===", "'=' before the end"),
-        Arguments.of("aGk!", "'!' at character 3"),
-        Arguments.of("aG\u00e9=", "'\u00e9' at character 2"));
+        Arguments.of("aGk!", "'!' at character 4"),
+        Arguments.of("aG\u00e9=", "'\u00e9' at character 3"));
   }
 
   @ParameterizedTest(name = "[{index}] \"{0}\"")
