@@ -13,8 +13,8 @@ import java.util.List;
  * The headers of one JSON input line, in either shape the HTTP API takes too
  * (docs/adr/0013-record-json-shape.md): {@code ["name", "value"]} pairs (preferred, what
  * {@code nova read --format json} prints) or {@code {"name": ..., "value": ...}} objects (what HTTP reads
- * answer by default, so their records can be appended as they are; a missing or null name or value is
- * empty). Strings are UTF-8 under {@code headers} and base64 ({@link Base64Text}) under
+ * answer by default, so their records can be appended as they are; both name and value must be
+ * strings: a missing or null one is an error naming the header, as over HTTP). Strings are UTF-8 under {@code headers} and base64 ({@link Base64Text}) under
  * {@code headers_base64}. Stateless.
  */
 final class JsonHeaders {
@@ -49,6 +49,7 @@ final class JsonHeaders {
         checkObjectKeys(h, at, lineNumber);
         name = h.get("name");
         value = h.get("value");
+        checkObjectComplete(name, value, at, lineNumber);
       } else {
         throw error(lineNumber, rule + "; " + at + " is neither");
       }
@@ -67,11 +68,17 @@ final class JsonHeaders {
     }
   }
 
-  /** The bytes of a header string; a missing or null one (objects only) is empty. */
-  private static byte[] bytes(JsonNode text, String field, boolean base64, long lineNumber) {
-    if (text == null || text.isNull()) {
-      return new byte[0];
+  /** Refuses a header object without a name or value, which would otherwise be stored as empty unasked. */
+  private static void checkObjectComplete(JsonNode name, JsonNode value, String at, long lineNumber) {
+    String missing = name == null || name.isNull() ? "name" : value == null || value.isNull() ? "value" : null;
+    if (missing != null) {
+      throw error(lineNumber, at + " has no \"" + missing + "\" (missing or null); a header object needs both"
+          + " name and value as strings (\"\" for an empty one), or give the pair [\"name\", \"value\"]");
     }
+  }
+
+  /** The bytes of a header string. */
+  private static byte[] bytes(JsonNode text, String field, boolean base64, long lineNumber) {
     if (!text.isTextual()) {
       throw error(lineNumber, "\"" + field + "\" must be a string");
     }

@@ -149,13 +149,30 @@ class JsonRecordSourceTest {
   void headersMayBeTheObjectsHttpAnswersByDefault() throws IOException {
     // A record as GET .../records answers it (headers as objects, seq_num and timestamp included).
     JsonRecordSource s = source("{\"seq_num\":3,\"timestamp\":7,\"headers\":[{\"name\":\"k\",\"value\":\"v\"},"
-        + "[\"n\",\"w\"],{\"name\":\"only-name\"}],\"body\":\"b\"}\n"
+        + "[\"n\",\"w\"],{\"name\":\"only-name\",\"value\":\"\"}],\"body\":\"b\"}\n"
         + "{\"body\":\"b\",\"headers_base64\":[{\"name\":\"AA==\",\"value\":\"/w==\"}]}\n");
     assertThat(s.next().record().headers()).containsExactly(new Header("k".getBytes(), "v".getBytes()),
         new Header("n".getBytes(), "w".getBytes()), new Header("only-name".getBytes(), new byte[0]));
     assertThat(s.next().record().headers()).containsExactly(new Header(new byte[] {0}, new byte[] {(byte) 0xff}));
-    assertThatThrownBy(source("{\"body\":\"b\",\"headers_base64\":[{\"name\":\"aGl=\"}]}")::next)
+    assertThatThrownBy(source("{\"body\":\"b\",\"headers_base64\":[{\"name\":\"aGl=\",\"value\":\"\"}]}")::next)
         .hasMessageStartingWith("line 1: headers_base64[0].name is not canonical base64");
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+      // the second line                                             | the header and the key it lacks
+      "{\"body\":\"b\",\"headers\":[[\"a\",\"b\"],{\"name\":\"k\"}]}          | headers[1] has no \"value\"",
+      "{\"body\":\"b\",\"headers\":[{\"value\":\"v\"}]}                    | headers[0] has no \"name\"",
+      "{\"body\":\"b\",\"headers\":[{\"name\":\"k\",\"value\":null}]}       | headers[0] has no \"value\"",
+      "{\"body\":\"b\",\"headers_base64\":[{\"name\":\"AA==\"}]}           | headers_base64[0] has no \"value\"",
+      "{\"body\":\"b\",\"headers\":[{}]}                                | headers[0] has no \"name\"",
+  })
+  void aHeaderObjectWithoutNameOrValueIsRefusedNotStoredAsEmpty(String bad, String problem) throws IOException {
+    JsonRecordSource s = source("{\"body\":\"ok\"}\n" + bad + "\n");
+    s.next();
+    assertThatThrownBy(s::next).isInstanceOf(InputException.class)
+        .hasMessageStartingWith("line 2: " + problem + " (missing or null)")
+        .hasMessageContaining("needs both name and value as strings");
   }
 
   @Test

@@ -14,8 +14,9 @@ import java.util.List;
  * Reads one record header of an append in either of its two JSON shapes (docs/adr/0013-record-json-shape.md):
  * the {@code ["name", "value"]} pair (preferred: S2's shape and the CLI's) or the
  * {@code {"name": ..., "value": ...}} object (the API's first shape, kept for existing clients). A pair
- * holds exactly two strings; an object only {@code name} and {@code value}, each a string or null
- * (missing or null is empty). Strings go through the strict string reader (no conversion between JSON
+ * holds exactly two strings; an object only {@code name} and {@code value}, each a string or null (a
+ * missing or null one is read as null here and refused with the header's path by
+ * {@code RequestBodies.Append}, never taken as empty). Strings go through the strict string reader (no conversion between JSON
  * types, valid Unicode only), and errors carry the element's path ({@code records[0].headers[1][0]},
  * {@code records[0].headers[1].value}) for {@link Json} to name.
  */

@@ -142,12 +142,28 @@ final class RequestBodies {
       if (h == null) {
         throw ApiError.invalidArgument(path, HeaderJson.SHAPE, path + " is null; send [\"name\", \"value\"]");
       }
+      checkObjectComplete(h, path);
       return Header.newBuilder()
           .setName(encoding == null ? BodyEncoding.base64Field(h.name(), h.namePath(path))
               : encoding.decode(h.name(), h.namePath(path)))
           .setValue(encoding == null ? BodyEncoding.base64Field(h.value(), h.valuePath(path))
               : encoding.decode(h.value(), h.valuePath(path)))
           .build();
+    }
+
+    /**
+     * Refuses a header object without a string name or value: reading the missing one as empty would
+     * store a header the client did not mean (a typo such as {@code "vaule"} is refused as unknown, but
+     * a forgotten key would pass silently). An empty name or value is written {@code ""}.
+     */
+    private static void checkObjectComplete(HeaderBody h, String path) {
+      for (String key : new String[] {"name", "value"}) {
+        if ((key.equals("name") ? h.name() : h.value()) == null && !h.pair()) {
+          throw ApiError.invalidArgument(path, "{\"name\": string, \"value\": string}", path + " has no \"" + key
+              + "\" (missing or null); a header object needs both name and value as strings (\"\" for an empty"
+              + " one), or send the pair [\"name\", \"value\"]");
+        }
+      }
     }
 
     /** Refuses a plain field given beside its base64 twin ({@code body} and {@code body_base64}). */

@@ -468,6 +468,28 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(11)
+  void aHeaderObjectWithoutNameOrValueIsRefusedNotStoredAsEmpty() {
+    String s = newStream("hdrobj");
+    String[][] cases = {
+        {"[{\"body\":\"a\",\"headers\":[[\"x\",\"y\"],{\"name\":\"k\"}]}]", "records[0].headers[1]", "value"},
+        {"[{\"body\":\"a\"},{\"body\":\"b\",\"headers\":[{\"value\":\"v\"}]}]", "records[1].headers[0]", "name"},
+        {"[{\"body\":\"a\",\"headers\":[{\"name\":\"k\",\"value\":null}]}]", "records[0].headers[0]", "value"},
+        {"[{\"body\":\"a\",\"headers_base64\":[{\"name\":\"aGk=\"}]}]", "records[0].headers_base64[0]", "value"},
+        {"[{\"body\":\"a\",\"headers\":[{}]}]", "records[0].headers[0]", "name"}};
+    for (String[] c : cases) {
+      HttpCalls.Answer a = http.post(s + "/records", "{\"records\":" + c[0] + "}");
+      refused(a, c[1], c[0]);
+      assertThat(a.json().get("message").asText()).as(c[0])
+          .startsWith(c[1] + " has no \"" + c[2] + "\" (missing or null)");
+    }
+    assertThat(tail(s)).as("nothing was appended").isZero();
+    // An empty name or value is still a header, written "".
+    append(s, "{\"records\":[{\"body\":\"a\",\"headers\":[{\"name\":\"k\",\"value\":\"\"}]}]}");
+    assertThat(tail(s)).isEqualTo(1);
+  }
+
+  @Test
   @Order(12)
   void base64IsReadStrictlyAndEncodingNamesAreCaseSensitive() {
     String s = newStream("b64");
