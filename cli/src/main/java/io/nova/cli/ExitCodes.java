@@ -77,7 +77,8 @@ public final class ExitCodes {
     } else {
       text = e.getClass().getSimpleName() + ": " + describe(e);
     }
-    return text.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip();
+    // SDK messages spell durations as ISO-8601 (PT1S): say them as the CLI's options are written.
+    return Durations.inMessage(text.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip());
   }
 
   private static String describe(Throwable e) {

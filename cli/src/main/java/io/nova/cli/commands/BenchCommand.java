@@ -1,5 +1,6 @@
 package io.nova.cli.commands;
 
+import io.nova.cli.Durations;
 import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
 import io.nova.cli.bench.Bench;
@@ -105,7 +106,8 @@ public final class BenchCommand extends ClientCommand {
           + "): every stream needs a producer");
     }
     if (duration.isNegative() || duration.isZero() || duration.compareTo(DURATION_MAX) > 0) {
-      throw new InputException("--duration must be positive and at most " + DURATION_MAX);
+      throw new InputException("--duration must be positive and at most " + Durations.format(DURATION_MAX)
+          + ", got " + Durations.format(duration));
     }
     if (records < 1 || records > 100_000_000L || rate < 0) {
       throw new InputException("--records must be 1..100000000 and --rate >= 0");
