@@ -183,7 +183,8 @@ public final class Main implements Runnable {
   private static int handleParameterException(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
-    String message = e instanceof CommandLine.UnmatchedArgumentException u ? unmatched(u, cmd) : e.getMessage();
+    String message = DashedValues.explain(e, args)
+        .orElse(e instanceof CommandLine.UnmatchedArgumentException u ? unmatched(u, cmd) : e.getMessage());
     err.println(cmd.getCommandSpec().qualifiedName() + ": " + message.replaceAll("[\\r\\n]+", " ")
         + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
     err.flush();

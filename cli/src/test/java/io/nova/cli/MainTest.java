@@ -70,6 +70,8 @@ class MainTest {
       "bench --in-flight-batches 1001             | --in-flight-batches must be between 1 and 1000, got 1001",
       "read nova://b/s --seq-num -1               | --seq-num must be at least 0",
       "read nova://b/s --tail-offset -1           | --tail-offset must be at least 0",
+      "bench --duration 2h                        | --duration must be positive and at most 1h, got 2h",
+      "append nova://b/s --linger 5s              | linger must be between 0 and 1s, got 5s",
   })
   void usageAndAddressErrorsExit2(String args, String expected) {
     String[] argv = args.isEmpty() ? new String[] {NOWHERE}
@@ -95,6 +97,20 @@ class MainTest {
     Result r = run("", (NOWHERE + " " + args).split(" "));
     assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).isEqualTo(message + System.lineSeparator());
+    assertThat(r.out()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', value = {
+      "create-basin -demo       | nova create-basin: '-demo' looks like an option, not a BASIN, and a basin name cannot start with '-': it must be 1-48 chars of [a-z0-9-], starting and ending with a letter or digit (e.g. nova create-basin demo) (see 'nova create-basin --help')",
+      "delete-basin -x          | nova delete-basin: '-x' looks like an option, not a BASIN, and a basin name cannot start with '-'",
+      "fence nova://b/s -gen    | nova fence: '-gen' looks like an option, and nova fence has no such option; to pass a value that starts with '-', put -- before it (nova fence ... -- -gen)",
+  })
+  void aValueStartingWithADashIsSaidToLookLikeAnOption(String args, String message) {
+    Result r = run("", (NOWHERE + " " + args).split(" "));
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).startsWith(message);
+    assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.out()).isEmpty();
   }
 
