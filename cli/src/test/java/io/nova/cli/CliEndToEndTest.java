@@ -173,6 +173,22 @@ class CliEndToEndTest {
   }
 
   @Test
+  void anEmptyAppendFailsOnAMissingStreamAndSaysNothingWasSent() {
+    // Empty input sends no batch; the stream is still checked, so a typo in its name is not exit 0.
+    Result missing = nova("", "append", "nova://e2e/no-such-stream");
+    assertThat(missing.exitCode()).as(missing.err()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(missing.err()).contains("stream \"e2e/no-such-stream\" does not exist");
+    Result missingJson = nova("\n\n", "append", "nova://e2e/no-such-stream", "--format", "json");
+    assertThat(missingJson.exitCode()).as(missingJson.err()).isEqualTo(ExitCodes.FAILURE);
+    String uri = newStream();
+    assertThat(nova("a\nb\n", "append", uri).exitCode()).isZero();
+    Result empty = nova("", "append", uri);
+    assertThat(empty.exitCode()).as(empty.err()).isZero();
+    assertThat(empty.err()).isEqualTo("appended 0 records: the input was empty, so no batch was sent; the stream"
+        + " exists, tail 2 " + empty.err().strip().replaceAll(".* ", "") + System.lineSeparator());
+  }
+
+  @Test
   void clusterStatusShowsEveryNodeAndGroup() throws Exception {
     Result r = nova("", "cluster", "status", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();

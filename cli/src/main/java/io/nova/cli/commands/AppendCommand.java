@@ -73,6 +73,9 @@ public final class AppendCommand extends ClientCommand {
   @Option(names = "--quiet", description = "Do not print the acknowledged ranges.")
   boolean quiet;
 
+  /** Input records handed to the producer so far. */
+  private long recordsRead;
+
   @Override
   protected int run(NovaClient client) throws Exception {
     StreamAddress address = Addresses.stream(uri);
@@ -112,6 +115,11 @@ public final class AppendCommand extends ClientCommand {
         // Waits for every ack; throws the first failure (the summary names its line).
         producer.flush();
       }
+      if (recordsRead == 0 && badInput == null) {
+        // No batch was sent, so nothing checked the stream: a missing one must still fail as it would
+        // with records (exit 1, not found) rather than look like a successful append.
+        summary.emptyInput(client.checkTail(address));
+      }
     } catch (NovaException sendFailure) {
       if (badInput == null) {
         throw sendFailure;
@@ -134,12 +142,13 @@ public final class AppendCommand extends ClientCommand {
    * it, if any (the records before the bad line are on their way). A failed producer throws from
    * {@code append} (nothing more is staged); the summary then names the line that was not appended.
    */
-  private static InputException appendLines(RecordSource source, Producer producer, AckReporter reporter)
+  private InputException appendLines(RecordSource source, Producer producer, AckReporter reporter)
       throws Exception {
     long lineNumber = 0;
     try {
       for (InputRecord record = source.next(); record != null; record = source.next()) {
         lineNumber = record.lineNumber();
+        recordsRead++;
         reporter.add(lineNumber, producer.append(record.record()));
       }
       return null;

@@ -1,6 +1,7 @@
 package io.nova.cli.commands;
 
 import io.nova.client.AppendAck;
+import io.nova.client.StreamPosition;
 import io.nova.client.errors.NovaException;
 import io.nova.client.errors.SequenceMismatchException;
 import java.io.PrintStream;
@@ -40,6 +41,8 @@ final class AppendSummary {
   private long firstFailedLine = -1;
   /** Whether that failure's outcome is unknown: its records (and later ones) may have landed. */
   private boolean failureMayHaveLanded;
+  /** The stream's tail when the input held no record (so no batch was sent), else null. */
+  private StreamPosition emptyInputTail;
 
   /**
    * @param quiet print only the summary, not each ack's range (nor the progress)
@@ -124,6 +127,11 @@ final class AppendSummary {
     return b.toString();
   }
 
+  /** The input held no record: nothing was sent, and the stream, checked to exist, has this tail. */
+  void emptyInput(StreamPosition tail) {
+    emptyInputTail = tail;
+  }
+
   /** The summary line, then the possible duplicates' line if any; the error itself follows (see ExitCodes). */
   void print() {
     printRange();
@@ -134,7 +142,10 @@ final class AppendSummary {
             ? "; line " + firstFailedLine + " and the lines after it may or may not have been appended"
                 + " (check the stream's tail before resuming)"
             : "; line " + firstFailedLine + " and the lines after it were not appended";
-    if (lastAck == null) {
+    if (emptyInputTail != null) {
+      err.println("appended 0 records: the input was empty, so no batch was sent; the stream exists, tail "
+          + emptyInputTail.seqNum() + " " + emptyInputTail.timestampMs());
+    } else if (lastAck == null) {
       err.println("appended 0 records" + notAppended);
     } else {
       err.println("appended " + records + (records == 1 ? " record" : " records")
