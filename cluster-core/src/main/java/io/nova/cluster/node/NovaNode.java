@@ -13,6 +13,7 @@ import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -23,7 +24,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +87,12 @@ public final class NovaNode implements AutoCloseable {
   static final Duration STEP_DOWN_INTERVAL_MIN = Duration.ofSeconds(30);
   /** How long the leader may take to step down before the request counts as failed. */
   static final Duration STEP_DOWN_TIMEOUT = Duration.ofSeconds(3);
+  /**
+   * Groups of one node joined (probed, then bootstrapped or rejoined) at the same time at start-up: enough
+   * to overlap the probes' waits of a few nodes' worth of shards, few enough that a node starting tens of
+   * groups does not open tens of Ratis clients at once.
+   */
+  static final int GROUP_JOIN_THREADS_MAX = 8;
 
   private final NodeConfig config;
   private final ClusterLayout layout;
@@ -186,21 +196,76 @@ public final class NovaNode implements AutoCloseable {
     return storeRoot(config).resolve(spec.name());
   }
 
+  /**
+   * Joins every group placed here that Ratis did not recover from the data folder, up to
+   * {@link #GROUP_JOIN_THREADS_MAX} groups at a time: each join first probes the group's other replicas
+   * (about 1 s per unreachable peer, with the probe's retries), so joining a fresh node's tens of groups
+   * one after another took tens of seconds while its peers were still starting. Groups are independent
+   * (own log, own store, own configuration), so their joins may overlap. Waits for all of them; the
+   * first failure is thrown with the others suppressed.
+   */
   private void joinMissingGroups() throws IOException {
     Set<RaftGroupId> present = new HashSet<>();
     server.getGroupIds().forEach(present::add);
-    for (GroupSpec spec : layout.groupsOn(config.nodeId())) {
-      if (present.contains(spec.group().getGroupId())) {
-        continue;
+    List<GroupSpec> missing = layout.groupsOn(config.nodeId()).stream()
+        .filter(spec -> !present.contains(spec.group().getGroupId()))
+        .toList();
+    if (missing.isEmpty()) {
+      return;
+    }
+    int threads = Math.min(missing.size(), GROUP_JOIN_THREADS_MAX);
+    ExecutorService pool = Executors.newFixedThreadPool(threads, NodeThreads.forNode(config.nodeId(), "nova-group-join"));
+    try {
+      List<Future<?>> joins = new ArrayList<>(missing.size());
+      for (GroupSpec spec : missing) {
+        joins.add(pool.submit(LogContext.forNode(config.nodeId(), () -> join(spec))));
       }
-      try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
-        if (inUseElsewhere(spec)) {
-          rejoin(spec);
+      awaitAll(joins);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Joins one group: rejoins when another replica has used it, else bootstraps it. */
+  private void join(GroupSpec spec) {
+    try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+      if (inUseElsewhere(spec)) {
+        rejoin(spec);
+      } else {
+        addLocally(spec);
+        LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits for every join; throws the first failure as it was raised, the others suppressed into it. */
+  private static void awaitAll(List<Future<?>> joins) throws IOException {
+    Throwable first = null;
+    for (Future<?> join : joins) {
+      try {
+        join.get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
+        if (first == null) {
+          first = cause;
         } else {
-          addLocally(spec);
-          LOG.info("node {} bootstrapped group {} ({})", config.nodeId(), spec.name(), spec.group());
+          first.addSuppressed(cause);
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while joining the node's groups");
       }
+    }
+    if (first instanceof IOException io) {
+      throw io;
+    }
+    if (first instanceof RuntimeException r) {
+      throw r;
+    }
+    if (first instanceof Error err) {
+      throw err;
     }
   }
 
