@@ -1,0 +1,131 @@
+package io.nova.node.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nova.client.NovaClient;
+import io.nova.client.ReadOptions;
+import io.nova.client.StreamAddress;
+import io.nova.node.testing.LocalCluster;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proves that the README's two Java client snippets run as a reader would run them, one after the
+ * other on the same stream, against a real 3-node cluster (their endpoints swapped for the cluster's):
+ * the first creates the stream, appends, loses nothing to its fence, the second writes through a
+ * Producer and its tailing read ends; and that the README's command to run them puts the CLI's logging
+ * configuration on the class path (without it Logback prints every DEBUG line of gRPC and Netty).
+ */
+class ReadmeSnippetsRunTest {
+
+  private static final Path README = Path.of("..", "README.md");
+  private static final String README_ENDPOINTS = "127.0.0.1:7701,127.0.0.1:7702";
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(180)
+  void theClientSnippetsRunOneAfterTheOther() throws Exception {
+    List<String> snippets = clientSnippets();
+    assertThat(snippets).as("the README's Java client snippets").hasSize(2);
+    try (LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 3, 2);
+        NovaClient client = NovaClient.builder().endpoints(cluster.endpoints()).build()) {
+      client.createBasin("demo");
+      Path classes = Files.createDirectories(dir.resolve("classes"));
+      List<String> printed = new ArrayList<>();
+      for (int i = 0; i < snippets.size(); i++) {
+        assertThat(snippets.get(i)).contains(README_ENDPOINTS);
+        printed.addAll(run(snippets.get(i).replace(README_ENDPOINTS, cluster.endpoints()), "ReadmeSnippet" + i,
+            classes));
+      }
+      // The second snippet prints its ack's start, then the last 3 records.
+      assertThat(printed).endsWith("next", "owned", "a");
+      List<String> bodies = client.read(StreamAddress.parse("nova://demo/events"), ReadOptions.defaults()).records().stream()
+          .map(r -> new String(r.body(), StandardCharsets.UTF_8)).toList();
+      assertThat(bodies).containsExactly("hello", "next", "owned", "a");
+    }
+  }
+
+  @Test
+  void theRunCommandPutsTheCliLoggingConfigurationBeforeTheLibraries() throws Exception {
+    List<String> runs = Files.readAllLines(README).stream().filter(l -> l.startsWith("java -cp ")).toList();
+    assertThat(runs).as("the README says how to run a client program").isNotEmpty();
+    for (String run : runs) {
+      assertThat(run).contains("cli/target/nova-cli.jar:cli/target/lib/*");
+    }
+    assertThat(Files.exists(Path.of("..", "cli", "src", "main", "resources", "logback.xml")))
+        .as("nova-cli.jar carries logback.xml").isTrue();
+  }
+
+  /** The Java blocks of the README's section on the client. */
+  private static List<String> clientSnippets() throws Exception {
+    List<String> lines = Files.readAllLines(README, StandardCharsets.UTF_8);
+    List<String> blocks = new ArrayList<>();
+    boolean inSection = false;
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.startsWith("## ")) {
+        inSection = line.equals("## Using the Java client");
+      } else if (inSection && line.strip().equals("```java")) {
+        StringBuilder block = new StringBuilder();
+        for (i++; !lines.get(i).strip().equals("```"); i++) {
+          block.append(lines.get(i)).append('\n');
+        }
+        blocks.add(block.toString());
+      }
+    }
+    return blocks;
+  }
+
+  /** Compiles a block as the body of {@code run()} (imports on top), runs it and returns what it printed. */
+  private static List<String> run(String block, String className, Path classes) throws Exception {
+    StringBuilder imports = new StringBuilder();
+    StringBuilder body = new StringBuilder();
+    for (String line : block.split("\n")) {
+      (line.startsWith("import ") ? imports : body).append(line).append('\n');
+    }
+    String source = imports + "public final class " + className + " { public static void run() throws Exception {\n"
+        + body + "} }\n";
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+    JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///" + className + ".java"),
+        JavaFileObject.Kind.SOURCE) {
+      @Override
+      public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+        return source;
+      }
+    };
+    boolean compiled = javac.getTask(null, null, diagnostics, List.of("-classpath",
+        System.getProperty("java.class.path"), "-d", classes.toString(), "-proc:none"), null, List.of(unit)).call();
+    assertThat(compiled).as("%s", diagnostics.getDiagnostics().stream()
+        .filter(d -> d.getKind() == Diagnostic.Kind.ERROR).map(d -> d.getMessage(Locale.ROOT)).toList()).isTrue();
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+        ReadmeSnippetsRunTest.class.getClassLoader())) {
+      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      loader.loadClass(className).getMethod("run").invoke(null);
+    } finally {
+      System.setOut(stdout);
+    }
+    return captured.toString(StandardCharsets.UTF_8).lines().toList();
+  }
+}
