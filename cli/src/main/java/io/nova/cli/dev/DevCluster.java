@@ -1,5 +1,6 @@
 package io.nova.cli.dev;
 
+import io.nova.cli.Durations;
 import io.nova.cli.ExitCodes;
 import io.nova.client.NovaClient;
 import io.nova.client.errors.AlreadyExistsException;
@@ -11,10 +12,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -165,8 +161,8 @@ public final class DevCluster implements AutoCloseable {
   private void awaitReady() throws StartFailure, InterruptedException {
     long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
     Duration backoff = POLL_BACKOFF_MIN;
-    String lastError = "no answer yet";
-    HttpClient http = HttpClient.newBuilder().connectTimeout(POLL_REQUEST_TIMEOUT).build();
+    String state = "no node answered yet";
+    ReadyProbe probe = new ReadyProbe(POLL_REQUEST_TIMEOUT);
     try (NovaClient client = NovaClient.builder().endpoints(plan.endpoints())
         .requestTimeout(POLL_REQUEST_TIMEOUT).retryBudget(Duration.ZERO).build()) {
       while (true) {
@@ -176,45 +172,32 @@ public final class DevCluster implements AutoCloseable {
                 + node.process().exitValue() + "; see " + node.log());
           }
         }
-        Optional<String> notReady = firstNotReady(http);
-        if (notReady.isPresent()) {
-          lastError = notReady.get();
-        } else {
+        List<ReadyProbe.NodeState> states = new ArrayList<>();
+        for (Node node : nodes) {
+          states.add(probe.probe(node.config().nodeId(), plan.httpUrl(node.config().nodeId())));
+        }
+        if (states.stream().allMatch(ReadyProbe.NodeState::ready)) {
           try {
             client.createBasin(DEMO_BASIN);
             return;
           } catch (AlreadyExistsException e) {
             return;
           } catch (NovaException e) {
-            lastError = ExitCodes.message(e);
+            state = "every node is ready, but creating the basin " + DEMO_BASIN + " failed: " + ExitCodes.message(e);
           }
+        } else {
+          state = ReadyProbe.describe(states);
         }
         if (System.nanoTime() + backoff.toNanos() > deadlineNanos) {
-          throw new StartFailure("the cluster did not answer within " + readyTimeout.toSeconds()
-              + " s (last error: " + lastError + "); see the logs under " + plan.dataDir());
+          throw new StartFailure("the cluster was not ready within " + Durations.format(readyTimeout) + ": "
+              + state + ". It may only be slow (a loaded machine): wait longer with --ready-timeout "
+              + Durations.format(readyTimeout.multipliedBy(2)) + ", or see the logs under " + plan.dataDir());
         }
         Thread.sleep(backoff.toMillis());
         backoff = backoff.multipliedBy(2).compareTo(POLL_BACKOFF_MAX) > 0
             ? POLL_BACKOFF_MAX : backoff.multipliedBy(2);
       }
     }
-  }
-
-  /** The first node whose {@code /ready} does not answer 200, as a sentence; empty when all are ready. */
-  private Optional<String> firstNotReady(HttpClient http) throws InterruptedException {
-    for (Node node : nodes) {
-      String url = plan.httpUrl(node.config().nodeId()) + "/ready";
-      try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(POLL_REQUEST_TIMEOUT)
-            .build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
-          return Optional.of(url + " answered " + r.statusCode() + " " + r.body());
-        }
-      } catch (IOException e) {
-        return Optional.of(url + ": " + e);
-      }
-    }
-    return Optional.empty();
   }
 
   private void printSummary() {
