@@ -21,6 +21,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,6 +68,9 @@ import picocli.CommandLine.Spec;
 public final class Main implements Runnable {
 
   /** Where the cluster is when neither {@code --endpoints} nor {@code NOVA_ENDPOINTS} says. */
+  /** The longest a connection attempt may take, whatever {@code --timeout} says (the client's default). */
+  static final Duration CONNECT_TIMEOUT_MAX = Duration.ofSeconds(3);
+
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7701,127.0.0.1:7702,127.0.0.1:7703";
 
   @Option(
@@ -158,7 +162,10 @@ public final class Main implements Runnable {
 
   /** A client for {@code --endpoints} with {@code --timeout}; the caller closes it. */
   public NovaClient newClient() {
-    return NovaClient.builder().endpoints(endpoints).requestTimeout(timeout).build();
+    // --timeout bounds the whole call: each attempt, and the retries on other endpoints after it (the
+    // client's own retry budget, 15 s, would let a read against a dead cluster run past it).
+    return NovaClient.builder().endpoints(endpoints).requestTimeout(timeout).retryBudget(timeout)
+        .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX).build();
   }
 
   /** The {@code --endpoints} value. */
@@ -168,7 +175,8 @@ public final class Main implements Runnable {
 
   /** Reports a failure on one line of stderr and returns its exit code. */
   public int handleFailure(Throwable e) {
-    err.println("nova: " + ExitCodes.message(e));
+    err.println("nova: " + (endpoints == null ? Optional.<String>empty() : Unreachable.explain(e, endpoints, timeout))
+        .orElseGet(() -> ExitCodes.message(e)));
     if (verbose) {
       e.printStackTrace(err);
     }

@@ -6,6 +6,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,29 @@ class MainTest {
     assertThat(r.err().split("n{40}", -1)).as("the name appears once: " + r.err()).hasSize(2);
   }
 
+  @ParameterizedTest(name = "[{index}] {0} on a {1} port")
+  @CsvSource({"check-tail nova://b/s, closed", "ls, closed", "read nova://b/s, closed", "check-tail nova://b/s, silent",
+      "ls, silent", "read nova://b/s, silent"})
+  @Timeout(60)
+  void aCallToADeadClusterEndsWithinTheTimeoutSayingNoNodeAnswered(String verb, String kind) throws Exception {
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      // A silent port accepts connections (the kernel's backlog) and never answers; a closed one refuses.
+      String endpoint = kind.equals("silent") ? "127.0.0.1:" + silent.getLocalPort() : "127.0.0.1:1";
+      List<String> argv = new java.util.ArrayList<>(List.of("--endpoints=" + endpoint, "--timeout", "1s"));
+      argv.addAll(List.of(verb.split(" ")));
+      long startNanos = System.nanoTime();
+      Result r = run("", argv.toArray(String[]::new));
+      long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000;
+      assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.FAILURE);
+      assertThat(r.err()).startsWith(kind.equals("silent") ? "nova: no node answered within 1s; "
+          : "nova: no node answered: the connection was refused; ")
+          .contains("endpoints tried: " + endpoint + ". Check that the cluster runs")
+          .doesNotContain("io.grpc", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CallOptions");
+      // The client's retry budget alone was 15 s; the slack covers a loaded machine.
+      assertThat(elapsedMs).as(r.err()).isLessThan(6_000);
+    }
+  }
+
   @Test
   void badJsonInputExits2NamingTheLine() {
     // No cluster is reachable: give up on the first record at once rather than reconnecting.
@@ -154,7 +178,8 @@ class MainTest {
   void aRefusedConnectionDoesNotSayTheRequestMayHaveTakenEffect() {
     Result r = run("", NOWHERE, "create-stream", "nova://b/s");
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(r.err()).contains("Connection refused").doesNotContain("may have taken effect");
+    assertThat(r.err()).contains("the connection was refused; endpoints tried: 127.0.0.1:1")
+        .doesNotContain("may have taken effect");
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
@@ -164,7 +189,7 @@ class MainTest {
     String[] words = verb.split(" ");
     Result r = run("", NOWHERE, words[0], "nova://b/s", words[1]);
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(r.err()).startsWith("nova: ").contains("UNAVAILABLE", "127.0.0.1:1");
+    assertThat(r.err()).startsWith("nova: no node answered").contains("endpoints tried: 127.0.0.1:1");
     assertThat(r.out()).isEmpty();
   }
 
