@@ -40,6 +40,7 @@ final class ClusterStatusFormat {
       g.replicas().forEach(o.putArray("replicas")::add);
       o.put("leader", g.leader()).put("term", g.term()).put("commit_index", g.commitIndex())
           .put("applied_index", g.appliedIndex());
+      o.put("state", leaderState(g, upNodes(status)).json);
       putOptional(o, "stream_count", g.streamCount());
       ArrayNode rs = o.putArray("replica_status");
       for (ReplicaStatus r : g.replicaStatus()) {
@@ -67,12 +68,12 @@ final class ClusterStatusFormat {
       nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
           n.httpAddress().isEmpty() ? "-" : n.httpAddress(), n.raftAddress()));
     }
-    Set<String> upNodes = status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId)
-        .collect(Collectors.toSet());
+    Set<String> upNodes = upNodes(status);
     List<List<String>> groups = new ArrayList<>();
     groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
     for (GroupStatus g : status.groups()) {
-      groups.add(List.of(g.name(), g.leader().isEmpty() ? "NONE" : g.leader(), Long.toString(g.term()),
+      LeaderState state = leaderState(g, upNodes);
+      groups.add(List.of(g.name(), state == LeaderState.LEADER ? g.leader() : state.table, Long.toString(g.term()),
           Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
           g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-",
           replicaSummary(g, upNodes)));
@@ -81,7 +82,77 @@ final class ClusterStatusFormat {
     if (withReplicas) {
       out += "\n" + table(replicaRows(status, upNodes));
     }
-    return out.stripTrailing();
+    String notes = notes(status, upNodes);
+    return (out.stripTrailing() + (notes.isEmpty() ? "" : "\n\n" + notes)).stripTrailing();
+  }
+
+  /**
+   * Where a group stands on its leader. Right after nodes start, groups are leaderless for a few
+   * seconds while they open their replicas and elect: said as such, so that "every node up" beside "no
+   * leader" reads as a phase rather than a fault.
+   */
+  enum LeaderState {
+    /** A replica says it leads. */
+    LEADER("leader", ""),
+    /** No leader yet, and a majority of the replicas run: an election is under way. */
+    ELECTING("electing", "electing"),
+    /** No leader; a majority of the replicas' nodes are up, but some are still opening their replica. */
+    STARTING("starting", "starting"),
+    /** No leader, and fewer than a majority of the replicas' nodes are up: none can be elected yet. */
+    NO_QUORUM("no_quorum", "NONE");
+
+    /** The JSON {@code state} value. */
+    final String json;
+    /** What the table's LEADER column says. */
+    final String table;
+
+    LeaderState(String json, String table) {
+      this.json = json;
+      this.table = table;
+    }
+  }
+
+  static LeaderState leaderState(GroupStatus g, Set<String> upNodes) {
+    if (!g.leader().isEmpty()) {
+      return LeaderState.LEADER;
+    }
+    int majority = g.replicas().size() / 2 + 1;
+    long running = g.replicaStatus().isEmpty()
+        ? g.replicas().stream().filter(upNodes::contains).count()
+        : g.replicaStatus().stream().filter(ReplicaStatus::up).count();
+    long onUpNodes = g.replicas().stream().filter(upNodes::contains).count();
+    if (running >= majority) {
+      return LeaderState.ELECTING;
+    }
+    return onUpNodes >= majority ? LeaderState.STARTING : LeaderState.NO_QUORUM;
+  }
+
+  /** A sentence per kind of leaderless group, saying what is going on and what to expect. */
+  private static String notes(ClusterStatus status, Set<String> upNodes) {
+    List<String> notes = new ArrayList<>();
+    note(notes, status, upNodes, LeaderState.ELECTING, "electing a leader: a majority of the replicas run,"
+        + " which elects one within a few seconds (usual right after nodes start); appends and reads of their"
+        + " streams wait or answer UNAVAILABLE until then");
+    note(notes, status, upNodes, LeaderState.STARTING, "starting: the nodes are up but some are still opening"
+        + " their replica (recovering its log), after which the group elects a leader");
+    note(notes, status, upNodes, LeaderState.NO_QUORUM, "no leader, and fewer than a majority of the"
+        + " replicas' nodes are up: a leader is elected once enough of those nodes are back");
+    return String.join("\n", notes);
+  }
+
+  private static void note(List<String> notes, ClusterStatus status, Set<String> upNodes, LeaderState state,
+      String what) {
+    List<String> names = status.groups().stream().filter(g -> leaderState(g, upNodes) == state)
+        .map(GroupStatus::name).toList();
+    if (!names.isEmpty()) {
+      String list = names.size() <= 4 ? String.join(", ", names)
+          : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
+      notes.add(list + " (" + names.size() + (names.size() == 1 ? " group" : " groups") + "): " + what + ".");
+    }
+  }
+
+  private static Set<String> upNodes(ClusterStatus status) {
+    return status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId).collect(Collectors.toSet());
   }
 
   /** {@code up}; {@code down}; {@code raft-only} when its Raft port answers but its API does not. */

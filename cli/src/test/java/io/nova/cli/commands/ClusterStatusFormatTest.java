@@ -50,7 +50,9 @@ class ClusterStatusFormatTest {
     assertThat(n2.get("reachable").asBoolean()).isTrue();
     JsonNode meta = json.get("groups").get(0);
     assertThat(meta.fieldNames()).toIterable().containsExactly("name", "group_id", "replicas", "leader", "term",
-        "commit_index", "applied_index", "stream_count", "replica_status");
+        "commit_index", "applied_index", "state", "stream_count", "replica_status");
+    assertThat(meta.get("state").asText()).isEqualTo("leader");
+    assertThat(json.get("groups").get(1).get("state").asText()).isEqualTo("no_quorum");
     assertThat(meta.get("stream_count").isNull()).isTrue();
     JsonNode down = meta.get("replica_status").get(1);
     assertThat(down.fieldNames()).toIterable().containsExactly("node_id", "up", "role", "term", "commit_index",
@@ -58,6 +60,46 @@ class ClusterStatusFormatTest {
     assertThat(down.get("match_index").asLong()).isEqualTo(17);
     assertThat(down.get("lag").isNull()).isTrue();
     assertThat(json.get("groups").get(1).get("stream_count").asLong()).isEqualTo(12);
+  }
+
+  /** Right after a full restart: every node up, one group electing, one still opening a replica. */
+  static final ClusterStatus RESTARTING = new ClusterStatus("n1",
+      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901"),
+          new NodeStatus("n2", "h:7802", "h:7702", true, true, "1.0.0", "h:7902"),
+          new NodeStatus("n3", "h:7803", "h:7703", true, true, "1.0.0", "h:7903")),
+      List.of(
+          new GroupStatus("meta", "uuid-m", List.of("n1", "n2", "n3"), "n2", 5, 30, 30, List.of(
+              new ReplicaStatus("n1", true, "follower", 5, 30, 30, OptionalLong.empty(), OptionalLong.of(0)),
+              new ReplicaStatus("n2", true, "leader", 5, 30, 30, OptionalLong.empty(), OptionalLong.of(0)),
+              new ReplicaStatus("n3", true, "follower", 5, 30, 30, OptionalLong.empty(), OptionalLong.of(0))),
+              OptionalLong.empty()),
+          new GroupStatus("shard-0", "uuid-0", List.of("n1", "n2", "n3"), "", 8, 40, 40, List.of(
+              new ReplicaStatus("n1", true, "candidate", 8, 40, 40, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n2", true, "follower", 7, 40, 40, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.of(3)),
+          new GroupStatus("shard-1", "uuid-1", List.of("n1", "n2", "n3"), "", 3, 9, 9, List.of(
+              new ReplicaStatus("n1", true, "follower", 3, 9, 9, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
+              new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
+              OptionalLong.of(1))));
+
+  @Test
+  void leaderlessGroupsOfUpNodesAreSaidToBeElectingOrStarting() {
+    List<String> lines = ClusterStatusFormat.tables(RESTARTING, false).lines().toList();
+    assertThat(lines).contains(
+        "GROUP    LEADER    TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
+        "meta     n2        5     30      30       0        -        n1 n2 n3",
+        "shard-0  electing  8     40      40       -        3        n1 n2 n3(starting)",
+        "shard-1  starting  3     9       9        -        1        n1 n2(starting) n3(starting)",
+        "shard-0 (1 group): electing a leader: a majority of the replicas run, which elects one within a few"
+            + " seconds (usual right after nodes start); appends and reads of their streams wait or answer"
+            + " UNAVAILABLE until then.",
+        "shard-1 (1 group): starting: the nodes are up but some are still opening their replica (recovering its"
+            + " log), after which the group elects a leader.");
+    assertThat(lines).noneMatch(l -> l.contains("NONE"));
+    JsonNode groups = ClusterStatusFormat.json(RESTARTING).get("groups");
+    assertThat(groups).extracting(g -> g.get("state").asText()).containsExactly("leader", "electing", "starting");
   }
 
   @Test
