@@ -46,11 +46,9 @@ public final class CertificateAuthority {
   public record Issued(KeyPair keys, X509Certificate certificate) {
 
     /** Writes {@code certificate} to {@code cert} and the private key (PKCS#8) to {@code key}, as PEM. */
-    public TlsFiles write(Path cert, Path key, Path ca, CertificateAuthority authority) throws IOException {
+    public void writeKeyAndCertificate(Path cert, Path key) throws IOException {
       writePem(cert, certificate);
       writePem(key, keys.getPrivate());
-      authority.writeCertificate(ca);
-      return new TlsFiles(cert, key, ca);
     }
   }
 

@@ -37,9 +37,12 @@ public final class ClusterCertificates {
     return ca;
   }
 
-  /** The CA certificate's file (written on first use). */
-  public Path caFile() {
+  /** The CA certificate's file (written on first use, then left alone: a rewrite would look like a rotation). */
+  public synchronized Path caFile() {
     Path file = dir.resolve("ca.crt");
+    if (java.nio.file.Files.exists(file)) {
+      return file;
+    }
     try {
       ca.writeCertificate(file);
     } catch (IOException e) {
@@ -52,8 +55,13 @@ public final class ClusterCertificates {
   public TlsFiles issue(String nodeId, String use) {
     Instant now = Instant.now();
     try {
-      return ca.issue(nodeId + "-" + use, HOSTS, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)))
-          .write(dir.resolve(nodeId + "-" + use + ".crt"), dir.resolve(nodeId + "-" + use + ".key"), caFile(), ca);
+      Path caFile = caFile();
+      CertificateAuthority.Issued issued =
+          ca.issue(nodeId + "-" + use, HOSTS, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)));
+      Path cert = dir.resolve(nodeId + "-" + use + ".crt");
+      Path key = dir.resolve(nodeId + "-" + use + ".key");
+      issued.writeKeyAndCertificate(cert, key);
+      return new TlsFiles(cert, key, caFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
