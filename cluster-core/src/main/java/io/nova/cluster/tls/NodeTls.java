@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's TLS endpoints, loaded from its {@link TlsSettings}, and the one thread that checks their files
@@ -14,6 +16,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe. {@link #close()} stops the checks; the endpoints keep their last material.
  */
 public final class NodeTls implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeTls.class);
 
   private final Optional<TlsEndpoint> api;
   private final Optional<TlsEndpoint> raft;
@@ -48,7 +52,7 @@ public final class NodeTls implements AutoCloseable {
     ScheduledExecutorService reloads = Executors.newSingleThreadScheduledExecutor(
         NodeThreads.forNode(nodeId, "nova-tls-reload"));
     NodeTls tls = new NodeTls(api, raft, settings.apiRequireClientCert(), reloads);
-    reloads.scheduleWithFixedDelay(tls::maybeReload, settings.reloadCheckMs(), settings.reloadCheckMs(),
+    reloads.scheduleWithFixedDelay(tls::checkForRotation, settings.reloadCheckMs(), settings.reloadCheckMs(),
         TimeUnit.MILLISECONDS);
     return tls;
   }
@@ -73,6 +77,15 @@ public final class NodeTls implements AutoCloseable {
     boolean apiReloaded = api.map(TlsEndpoint::maybeReload).orElse(false);
     boolean raftReloaded = raft.map(TlsEndpoint::maybeReload).orElse(false);
     return apiReloaded || raftReloaded;
+  }
+
+  /** One scheduled check: an unexpected failure is logged, never thrown, so later checks still run. */
+  private void checkForRotation() {
+    try {
+      maybeReload();
+    } catch (RuntimeException e) {
+      LOG.error("checking the TLS files for rotation failed; the current certificates stay in use", e);
+    }
   }
 
   @Override
