@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
+import io.nova.client.errors.AlreadyExistsException;
+import io.nova.client.errors.UnavailableException;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.node.NovaServer;
 import io.nova.node.testing.ClusterCertificates;
@@ -33,11 +35,14 @@ class RaftForeignCaTest {
       String endpoints = nodes.endpoint("n1") + "," + nodes.endpoint("n2");
       try (NovaClient client = NovaClient.builder().endpoints(endpoints).tlsCa(cluster.caFile())
           .requestTimeout(Duration.ofSeconds(10)).retryBudget(Duration.ofSeconds(60)).build()) {
-        client.createBasin("mtls");
+        // A gateway whose group client first dials n3 fails that call at the handshake (writes are sent
+        // once), so each write is retried until a call lands on n1 or n2; the count of entries is not checked.
         StreamAddress stream = new StreamAddress("mtls", "s");
-        client.createStream(stream);
+        untilDone(() -> client.createBasin("mtls"));
+        untilDone(() -> client.createStream(stream));
         for (int i = 0; i < 5; i++) {
-          client.append(stream, List.of(AppendRecord.ofUtf8("r" + i)));
+          String body = "r" + i;
+          untilDone(() -> client.append(stream, List.of(AppendRecord.ofUtf8(body))));
         }
       }
       for (String group : List.of(GroupSpec.META, "shard-0")) {
@@ -53,6 +58,19 @@ class RaftForeignCaTest {
       }
       assertThat(nodes.server("n3").node().readiness().ready()).isFalse();
     }
+  }
+
+  /** Runs {@code write} until it succeeds (or finds its resource already made), for at most 60 s. */
+  private static void untilDone(Runnable write) {
+    Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsInstanceOf(UnavailableException.class).until(() -> {
+          try {
+            write.run();
+          } catch (AlreadyExistsException e) {
+            // An earlier attempt that reported UNAVAILABLE had taken effect.
+          }
+          return true;
+        });
   }
 
   private static RaftServer.Division division(NovaServer server, String group) {
