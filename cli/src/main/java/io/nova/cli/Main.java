@@ -19,6 +19,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -92,6 +93,32 @@ public final class Main implements Runnable {
   Duration timeout;
 
   @Option(
+      names = "--tls-ca",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      defaultValue = "${env:NOVA_TLS_CA:-}",
+      description = "Speak TLS to the cluster and trust the CA certificates in this PEM file "
+          + "(default: $NOVA_TLS_CA; unset: plaintext).")
+  String tlsCa;
+
+  @Option(
+      names = "--tls-cert",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      defaultValue = "${env:NOVA_TLS_CERT:-}",
+      description = "A client certificate (PEM) to present, for clusters that require one; needs --tls-key "
+          + "(default: $NOVA_TLS_CERT).")
+  String tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      defaultValue = "${env:NOVA_TLS_KEY:-}",
+      description = "The private key (PEM, PKCS#8) of --tls-cert (default: $NOVA_TLS_KEY).")
+  String tlsKey;
+
+  @Option(
       names = "--verbose",
       scope = ScopeType.INHERIT,
       description = "Print stack traces of errors.")
@@ -132,7 +159,7 @@ public final class Main implements Runnable {
    * unknown-option error instead of being silently ignored.
    */
   private static void dropClientOptions(CommandSpec command) {
-    for (String name : new String[] {"--endpoints", "--timeout"}) {
+    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key"}) {
       CommandLine.Model.OptionSpec option = command.findOption(name);
       if (option != null) {
         command.remove(option);
@@ -160,12 +187,23 @@ public final class Main implements Runnable {
     return err;
   }
 
-  /** A client for {@code --endpoints} with {@code --timeout}; the caller closes it. */
+  /** A client for {@code --endpoints} with {@code --timeout} and the TLS options; the caller closes it. */
   public NovaClient newClient() {
     // --timeout bounds the whole call: each attempt, and the retries on other endpoints after it (the
     // client's own retry budget, 15 s, would let a read against a dead cluster run past it).
-    return NovaClient.builder().endpoints(endpoints).requestTimeout(timeout).retryBudget(timeout)
-        .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX).build();
+    NovaClient.Builder builder = NovaClient.builder().endpoints(endpoints).requestTimeout(timeout)
+        .retryBudget(timeout)
+        .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);
+    if (!tlsCa.isBlank()) {
+      builder.tlsCa(Path.of(tlsCa));
+    }
+    if (tlsCert.isBlank() != tlsKey.isBlank()) {
+      throw new InputException("--tls-cert and --tls-key go together (or NOVA_TLS_CERT and NOVA_TLS_KEY)");
+    }
+    if (!tlsCert.isBlank()) {
+      builder.tlsClientCertificate(Path.of(tlsCert), Path.of(tlsKey));
+    }
+    return builder.build();
   }
 
   /** The {@code --endpoints} value. */

@@ -25,6 +25,11 @@ import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ListStreamsResponse;
 import io.nova.protocol.names.Names;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.TlsChannelCredentials;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -84,7 +89,7 @@ public final class NovaClient implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.random = b.random;
         this.retryBudget = b.retryBudget;
-        this.pool = new EndpointPool(b.endpoints, b.connectTimeout);
+        this.pool = new EndpointPool(b.endpoints, b.connectTimeout, b.credentials());
         this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
     }
 
@@ -463,8 +468,43 @@ public final class NovaClient implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(3);
         private Duration retryBudget = Duration.ofSeconds(15);
         private RandomGenerator random = new Random();
+        private boolean tls;
+        private Path tlsCa;
+        private Path tlsClientCert;
+        private Path tlsClientKey;
 
         private Builder() {
+        }
+
+        /**
+         * Whether to speak TLS to the gateways. Default false (plaintext). With {@code true} and no
+         * {@link #tlsCa}, the gateways' certificates must chain to a CA the JDK trusts.
+         */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * Speak TLS and trust the CA certificates in {@code caPemFile} (PEM), which must have signed the
+         * gateways' certificates; each endpoint's host must be in its certificate's names. The file is read
+         * at {@link #build()}.
+         */
+        public Builder tlsCa(Path caPemFile) {
+            this.tlsCa = Objects.requireNonNull(caPemFile, "tlsCa");
+            this.tls = true;
+            return this;
+        }
+
+        /**
+         * Speak TLS and present this client certificate (PEM chain, leaf first) and its private key (PEM,
+         * PKCS#8 {@code PRIVATE KEY}): needed when the gateways require client certificates.
+         */
+        public Builder tlsClientCertificate(Path certPemFile, Path keyPemFile) {
+            this.tlsClientCert = Objects.requireNonNull(certPemFile, "tlsClientCertificate cert");
+            this.tlsClientKey = Objects.requireNonNull(keyPemFile, "tlsClientCertificate key");
+            this.tls = true;
+            return this;
         }
 
         /** The gateways to use, each {@code host:port}; at least one, no duplicates. Required. */
@@ -525,7 +565,33 @@ public final class NovaClient implements AutoCloseable {
             if (connectTimeout.toMillis() < 1) {
                 throw new IllegalArgumentException("connectTimeout must be at least 1 ms, got " + connectTimeout);
             }
+            credentials();
             return new NovaClient(this);
+        }
+
+        /** The channels' credentials; reads the TLS files, so a bad one fails {@link #build()} naming it. */
+        private ChannelCredentials credentials() {
+            if (!tls) {
+                return InsecureChannelCredentials.create();
+            }
+            TlsChannelCredentials.Builder creds = TlsChannelCredentials.newBuilder();
+            if (tlsCa != null) {
+                try {
+                    creds.trustManager(tlsCa.toFile());
+                } catch (IOException | RuntimeException e) {
+                    throw new IllegalArgumentException("tlsCa " + tlsCa + " is not a readable PEM CA certificate file: "
+                        + e.getMessage(), e);
+                }
+            }
+            if (tlsClientCert != null) {
+                try {
+                    creds.keyManager(tlsClientCert.toFile(), tlsClientKey.toFile());
+                } catch (IOException | RuntimeException e) {
+                    throw new IllegalArgumentException("tlsClientCertificate " + tlsClientCert + " / " + tlsClientKey
+                        + " is not a readable PEM certificate and PKCS#8 key: " + e.getMessage(), e);
+                }
+            }
+            return creds.build();
         }
 
         private static void checkPositive(String field, Duration value, Duration max) {

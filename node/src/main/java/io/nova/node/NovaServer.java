@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.tls.RaftTls;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
@@ -14,6 +15,7 @@ import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.dataplane.DataPlaneService;
 import io.nova.gateway.http.HttpServer;
+import io.nova.gateway.tls.ApiTls;
 import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.routing.GroupClients;
@@ -113,10 +115,12 @@ public final class NovaServer implements AutoCloseable {
   private static NovaServer startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
       LongSupplier nanoTime) throws IOException {
     NovaNode node = NovaNode.start(config, tuning, clock);
-    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime);
+    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime,
+        () -> RaftTls.clientParameters(node.tls().raft()));
+    ApiTls apiTls = ApiTls.of(node.tls());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
-    PeerNodeInfo peerNodeInfo = new PeerNodeInfo();
+    PeerNodeInfo peerNodeInfo = new PeerNodeInfo(apiTls.peerCredentials());
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
     ExecutorService executor = rpcExecutor(config.nodeId(), tuning);
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId(), tuning.sessionThreadsMax());
@@ -125,7 +129,8 @@ public final class NovaServer implements AutoCloseable {
     String bindHost = config.bindHostFor(config.self().apiAddress());
     DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()));
     ControlPlane controlPlane = new ControlPlane(router);
-    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()))
+    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
+            apiTls.serverCredentials())
         .executor(executor)
         .maxInboundMessageSize(tuning.grpcMessageBytesMax())
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
@@ -147,14 +152,15 @@ public final class NovaServer implements AutoCloseable {
     try {
       http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
-          List.of(new MetricsRoutes(node.metrics().exposition())));
+          List.of(new MetricsRoutes(node.metrics().exposition())), apiTls);
     } catch (IOException e) {
       Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
     }
-    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {}", config.nodeId(), api, httpAddress);
+    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {} ({}; Raft port {})", config.nodeId(), api,
+        httpAddress, apiTls.enabled() ? "TLS" : "plaintext", node.tls().raft().isPresent() ? "mutual TLS" : "plaintext");
     return new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters,
         grpc, http);
   }

@@ -5,6 +5,7 @@ import io.nova.cli.InputException;
 import io.nova.cli.Main;
 import io.nova.cli.dev.DevCluster;
 import io.nova.cli.dev.DevClusterPlan;
+import io.nova.cli.dev.DevTls;
 import io.nova.cluster.config.NodeConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,6 +52,11 @@ public final class DevCommand implements Callable<Integer> {
       description = "How long to wait for the cluster to answer (default: ${DEFAULT-VALUE}).")
   java.time.Duration readyTimeout;
 
+  @Option(names = "--tls",
+      description = "TLS on every port: generate a throw-away CA and node certificates under DIR/tls "
+          + "(kept while valid when DIR is reused) and print how to connect (NOVA_TLS_CA).")
+  boolean tls;
+
   @Override
   public Integer call() throws Exception {
     if (nodes < 1 || nodes > DevClusterPlan.NODES_MAX) {
@@ -60,6 +66,9 @@ public final class DevCommand implements Callable<Integer> {
     Path dir = dataDir != null ? dataDir.toAbsolutePath() : Files.createTempDirectory("nova-dev-");
     DevClusterPlan plan = DevClusterPlan.of(nodes, dir,
         shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards, portBase);
+    if (tls) {
+      plan = DevTls.apply(plan);
+    }
     try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout)) {
       return cluster.runUntilStopped();
     } catch (DevCluster.StartFailure e) {

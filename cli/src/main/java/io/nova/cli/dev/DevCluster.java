@@ -7,12 +7,14 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.NovaException;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.tls.TlsEndpoint;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -162,9 +164,17 @@ public final class DevCluster implements AutoCloseable {
     long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
     Duration backoff = POLL_BACKOFF_MIN;
     String state = "no node answered yet";
-    ReadyProbe probe = new ReadyProbe(POLL_REQUEST_TIMEOUT);
-    try (NovaClient client = NovaClient.builder().endpoints(plan.endpoints())
-        .requestTimeout(POLL_REQUEST_TIMEOUT).retryBudget(Duration.ZERO).build()) {
+    HttpClient.Builder httpBuilder = HttpClient.newBuilder().connectTimeout(POLL_REQUEST_TIMEOUT);
+    NovaClient.Builder clientBuilder = NovaClient.builder().endpoints(plan.endpoints())
+        .requestTimeout(POLL_REQUEST_TIMEOUT).retryBudget(Duration.ZERO);
+    if (plan.tls()) {
+      // The node's own api endpoint trusts the dev CA, which is what a client of the cluster needs.
+      httpBuilder.sslContext(new TlsEndpoint(plan.configs().get(0).tls().api().orElseThrow(), "tls.api",
+          java.time.Clock.systemUTC()).sslContext());
+      clientBuilder.tlsCa(DevTls.caFile(plan.dataDir()));
+    }
+    ReadyProbe probe = new ReadyProbe(httpBuilder.build(), POLL_REQUEST_TIMEOUT);
+    try (NovaClient client = clientBuilder.build()) {
       while (true) {
         for (Node node : nodes) {
           if (!node.process().isAlive()) {
@@ -210,13 +220,20 @@ public final class DevCluster implements AutoCloseable {
           + "  http " + plan.httpUrl(self.id()) + "  raft " + self.raftAddress() + "  log " + node.log());
     }
     out.println("basin: " + DEMO_BASIN);
+    String ca = DevTls.caFile(plan.dataDir()).toString();
+    if (plan.tls()) {
+      out.println("tls: every port; CA certificate " + ca + " (node certificates beside it)");
+    }
     out.println();
     out.println("Try (in another terminal):");
     out.println("  export NOVA_ENDPOINTS=" + plan.endpoints());
+    if (plan.tls()) {
+      out.println("  export NOVA_TLS_CA=" + ca);
+    }
     out.println("  ./nova create-stream nova://demo/events");
     out.println("  printf 'hello\\nworld\\n' | ./nova append nova://demo/events");
     out.println("  ./nova read nova://demo/events");
-    out.println("  curl -s " + plan.httpUrl(nodes.get(0).config().nodeId())
+    out.println("  curl -s " + (plan.tls() ? "--cacert " + ca + " " : "") + plan.httpUrl(nodes.get(0).config().nodeId())
         + "/v1/basins/demo/streams/events/records/tail");
     out.println("Press Ctrl-C to stop every node.");
   }

@@ -74,9 +74,14 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     return nodeDir(nodeId).resolve("node.log");
   }
 
-  /** The base URL of a node's HTTP API, e.g. {@code http://127.0.0.1:7901}. */
+  /** Whether the nodes' api ports speak TLS ({@code nova dev --tls}, see {@link DevTls}). */
+  public boolean tls() {
+    return configs.get(0).tls().api().isPresent();
+  }
+
+  /** The base URL of a node's HTTP API, e.g. {@code http://127.0.0.1:7901} ({@code https://} with TLS). */
   public String httpUrl(String nodeId) {
-    return "http://" + configs.get(0).nodes().stream().filter(p -> p.id().equals(nodeId)).findFirst()
+    return (tls() ? "https://" : "http://") + configs.get(0).nodes().stream().filter(p -> p.id().equals(nodeId)).findFirst()
         .orElseThrow().httpAddress();
   }
 

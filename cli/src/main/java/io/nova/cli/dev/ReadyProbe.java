@@ -36,7 +36,12 @@ final class ReadyProbe {
   private final Duration requestTimeout;
 
   ReadyProbe(Duration requestTimeout) {
-    this.http = HttpClient.newBuilder().connectTimeout(requestTimeout).build();
+    this(HttpClient.newBuilder().connectTimeout(requestTimeout).build(), requestTimeout);
+  }
+
+  /** A probe over {@code http} (e.g. one that trusts a TLS cluster's CA). */
+  ReadyProbe(HttpClient http, Duration requestTimeout) {
+    this.http = http;
     this.requestTimeout = requestTimeout;
   }
 

@@ -1,6 +1,8 @@
 package io.nova.client.internal;
 
+import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
@@ -39,15 +41,19 @@ public final class EndpointPool implements AutoCloseable {
     /** Invariant: 0 <= current < endpoints.size(). */
     private final AtomicInteger current = new AtomicInteger();
 
-    /** Opens (lazily connecting) one channel per {@code host:port}. */
+    /** Opens (lazily connecting) one plaintext channel per {@code host:port}. */
     public EndpointPool(List<String> hostPorts, Duration connectTimeout) {
+        this(hostPorts, connectTimeout, InsecureChannelCredentials.create());
+    }
+
+    /** Opens (lazily connecting) one channel per {@code host:port} with {@code credentials} (TLS or plaintext). */
+    public EndpointPool(List<String> hostPorts, Duration connectTimeout, ChannelCredentials credentials) {
         if (hostPorts.isEmpty()) {
             throw new IllegalArgumentException("endpoints must not be empty");
         }
         List<Endpoint> list = new ArrayList<>(hostPorts.size());
         for (String hostPort : hostPorts) {
-            ManagedChannel channel = NettyChannelBuilder.forTarget(hostPort)
-                    .usePlaintext()
+            ManagedChannel channel = NettyChannelBuilder.forTarget(hostPort, credentials)
                     .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                     .maxInboundMessageSize(INBOUND_MESSAGE_BYTES_MAX)
                     .build();

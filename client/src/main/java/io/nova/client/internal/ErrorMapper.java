@@ -130,7 +130,7 @@ public final class ErrorMapper {
             case INVALID_ARGUMENT, OUT_OF_RANGE -> new InvalidArgumentException("", "", text, cause);
             case NOT_FOUND -> new NotFoundException("", "", text, cause);
             case ALREADY_EXISTS -> new AlreadyExistsException("", "", text, cause);
-            case UNAVAILABLE -> new UnavailableException(text, ambiguous, cause);
+            case UNAVAILABLE -> new UnavailableException(text + TlsHint.of(cause), ambiguous, cause);
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, call.kind().mutates(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException("", text, cause);
             case UNIMPLEMENTED -> new NovaInternalException(text, code, false, cause);

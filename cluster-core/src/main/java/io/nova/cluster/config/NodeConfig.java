@@ -7,14 +7,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.nova.cluster.tls.TlsFiles;
+import io.nova.cluster.tls.TlsMaterial;
+import io.nova.cluster.tls.TlsMaterialException;
+import io.nova.cluster.tls.TlsSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -36,6 +42,7 @@ import java.util.Set;
  *     raft-address: 127.0.0.1:7801
  *     api-address: 127.0.0.1:7701
  *     http-address: 127.0.0.1:7901   # optional; default: the api-address host, port api port + 200
+ * # tls: ...                # optional; see TlsSettings. Default: every port plaintext
  * </pre>
  *
  * @param clusterName      names the cluster; Raft group ids derive from it. 1–64 of {@code [A-Za-z0-9_-]}.
@@ -56,6 +63,8 @@ import java.util.Set;
  *                         #SNAPSHOT_EVERY_ENTRIES_MAX}. Default {@value #DEFAULT_SNAPSHOT_EVERY_ENTRIES}. Lower
  *                         means a shorter log (disk, restart replay) but more checkpoints and more followers
  *                         caught up by a whole snapshot instead of the log. See ADR 0011.
+ * @param tls              which ports speak TLS and from which PEM files ({@link TlsSettings}); default
+ *                         {@link TlsSettings#OFF}
  */
 public record NodeConfig(
     String clusterName,
@@ -65,7 +74,8 @@ public record NodeConfig(
     long electionTimeoutMs,
     List<PeerAddress> nodes,
     String bindHost,
-    long snapshotEveryEntries) {
+    long snapshotEveryEntries,
+    TlsSettings tls) {
 
   public static final String DEFAULT_CLUSTER_NAME = "nova";
   public static final int DEFAULT_SHARD_COUNT = 8;
@@ -82,6 +92,7 @@ public record NodeConfig(
     Objects.requireNonNull(dataDir, "data-dir");
     Objects.requireNonNull(nodes, "nodes");
     Objects.requireNonNull(bindHost, "bind-host");
+    Objects.requireNonNull(tls, "tls");
     nodes = List.copyOf(nodes);
     if (!clusterName.matches("[A-Za-z0-9_-]{1,64}")) {
       throw new IllegalArgumentException(
@@ -120,6 +131,13 @@ public record NodeConfig(
     }
   }
 
+  /** A configuration with every port plaintext. */
+  public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
+      long electionTimeoutMs, List<PeerAddress> nodes, String bindHost, long snapshotEveryEntries) {
+    this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, snapshotEveryEntries,
+        TlsSettings.OFF);
+  }
+
   /** A configuration binding each listener to the host of its own address, with default snapshots. */
   public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
       long electionTimeoutMs, List<PeerAddress> nodes) {
@@ -135,7 +153,14 @@ public record NodeConfig(
 
   /** A copy of this configuration with another snapshot interval (see {@link #snapshotEveryEntries()}). */
   public NodeConfig withSnapshotEveryEntries(long entries) {
-    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, entries);
+    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, entries,
+        tls);
+  }
+
+  /** A copy of this configuration with other TLS settings (see {@link #tls()}). */
+  public NodeConfig withTls(TlsSettings settings) {
+    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
+        snapshotEveryEntries, settings);
   }
 
   /** The host the listener for {@code address} (one of this node's addresses) binds to. */
@@ -158,24 +183,33 @@ public record NodeConfig(
   /** A copy of this configuration for another node of the same cluster. */
   public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
     return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes,
-        bindHost, snapshotEveryEntries);
+        bindHost, snapshotEveryEntries, tls);
   }
 
   /**
    * Reads a configuration file.
    *
+   * <p>The TLS files it names are read and checked too (see {@link TlsMaterial#load}), so a node with a
+   * broken certificate refuses to start before it opens a port.
+   *
    * @throws IllegalArgumentException naming the file and the field when the file is malformed or a
    *     value is out of range
+   * @throws TlsMaterialException naming the {@code tls} key when a TLS file is missing, unreadable or
+   *     malformed, a key does not match its certificate, or a certificate is expired or not signed by its CA
    * @throws IOException when the file cannot be read
    */
   public static NodeConfig load(Path file) throws IOException {
+    NodeConfig config;
     try {
-      return mapper().readValue(Files.readString(file), Yaml.class).toConfig();
+      config = mapper().readValue(Files.readString(file), Yaml.class).toConfig();
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException(file + ": " + e.getOriginalMessage(), e);
     } catch (IllegalArgumentException | NullPointerException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
     }
+    config.tls().api().ifPresent(f -> TlsMaterial.load(f, "tls.api", Clock.systemUTC()));
+    config.tls().raft().ifPresent(f -> TlsMaterial.load(f, "tls.raft", Clock.systemUTC()));
+    return config;
   }
 
   /** Writes this configuration as YAML that {@link #load} reads back. */
@@ -199,14 +233,16 @@ public record NodeConfig(
       @JsonProperty("election-timeout-ms") Long electionTimeoutMs,
       @JsonProperty("nodes") List<YamlNode> nodes,
       @JsonProperty("bind-host") String bindHost,
-      @JsonProperty("snapshot-every-entries") Long snapshotEveryEntries) {
+      @JsonProperty("snapshot-every-entries") Long snapshotEveryEntries,
+      @JsonProperty("tls") YamlTls tls) {
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
       c.nodes().forEach(n -> nodes.add(new YamlNode(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress())));
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
           c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost(),
-          c.snapshotEveryEntries() == DEFAULT_SNAPSHOT_EVERY_ENTRIES ? null : c.snapshotEveryEntries());
+          c.snapshotEveryEntries() == DEFAULT_SNAPSHOT_EVERY_ENTRIES ? null : c.snapshotEveryEntries(),
+          YamlTls.of(c.tls()));
     }
 
     NodeConfig toConfig() {
@@ -222,7 +258,56 @@ public record NodeConfig(
           nodes.stream().map(n -> new PeerAddress(n.id(), n.raftAddress(), n.apiAddress(), n.httpAddress()))
               .toList(),
           bindHost == null ? "" : bindHost,
-          snapshotEveryEntries == null ? DEFAULT_SNAPSHOT_EVERY_ENTRIES : snapshotEveryEntries);
+          snapshotEveryEntries == null ? DEFAULT_SNAPSHOT_EVERY_ENTRIES : snapshotEveryEntries,
+          tls == null ? TlsSettings.OFF : tls.toSettings());
+    }
+  }
+
+  /** The {@code tls} section; room is left beside it for other security keys. */
+  private record YamlTls(
+      @JsonProperty("api") YamlTlsFiles api,
+      @JsonProperty("raft") YamlTlsFiles raft,
+      @JsonProperty("reload-check-ms") Long reloadCheckMs) {
+
+    static YamlTls of(TlsSettings s) {
+      if (!s.enabled()) {
+        return null;
+      }
+      return new YamlTls(s.api().map(f -> YamlTlsFiles.of(f, s.apiRequireClientCert())).orElse(null),
+          s.raft().map(f -> YamlTlsFiles.of(f, null)).orElse(null),
+          s.reloadCheckMs() == TlsSettings.DEFAULT_RELOAD_CHECK_MS ? null : s.reloadCheckMs());
+    }
+
+    TlsSettings toSettings() {
+      if (raft != null && raft.requireClientCert() != null) {
+        throw new IllegalArgumentException(
+            "tls.raft.require-client-cert is not a setting: the Raft port always requires peers' certificates");
+      }
+      return new TlsSettings(Optional.ofNullable(api).map(f -> f.toFiles("tls.api")),
+          api != null && Boolean.TRUE.equals(api.requireClientCert()),
+          Optional.ofNullable(raft).map(f -> f.toFiles("tls.raft")),
+          reloadCheckMs == null ? TlsSettings.DEFAULT_RELOAD_CHECK_MS : reloadCheckMs);
+    }
+  }
+
+  private record YamlTlsFiles(
+      @JsonProperty("cert") String cert,
+      @JsonProperty("key") String key,
+      @JsonProperty("ca") String ca,
+      @JsonProperty("require-client-cert") Boolean requireClientCert) {
+
+    static YamlTlsFiles of(TlsFiles f, Boolean requireClientCert) {
+      return new YamlTlsFiles(f.cert().toString(), f.key().toString(), f.ca().toString(),
+          Boolean.TRUE.equals(requireClientCert) ? true : null);
+    }
+
+    TlsFiles toFiles(String section) {
+      for (String[] field : new String[][] {{"cert", cert}, {"key", key}, {"ca", ca}}) {
+        if (field[1] == null || field[1].isBlank()) {
+          throw new IllegalArgumentException(section + "." + field[0] + " is required: the path of a PEM file");
+        }
+      }
+      return new TlsFiles(Path.of(cert), Path.of(key), Path.of(ca));
     }
   }
 

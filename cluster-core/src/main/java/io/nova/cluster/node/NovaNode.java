@@ -6,6 +6,8 @@ import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
+import io.nova.cluster.tls.NodeTls;
+import io.nova.cluster.tls.RaftTls;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
 import io.nova.statemachine.internal.ReadWaiters;
@@ -97,14 +99,16 @@ public final class NovaNode implements AutoCloseable {
   private final NodeConfig config;
   private final ClusterLayout layout;
   private final RaftServer server;
+  private final NodeTls tls;
   private final Map<RaftGroupId, GroupSpec> groupsById;
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
 
   private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics,
-      ExecutorService waiterAnswers) {
+      ExecutorService waiterAnswers, NodeTls tls) {
     this.config = config;
+    this.tls = tls;
     this.layout = layout;
     this.server = server;
     this.metrics = metrics;
@@ -120,21 +124,24 @@ public final class NovaNode implements AutoCloseable {
    *     answers them
    * @param clock the clock the state machines stamp arrival times with and check write deadlines against
    * @throws IOException when the data folder cannot be used or the Raft port cannot be bound
+   * @throws io.nova.cluster.tls.TlsMaterialException when a TLS file of {@link NodeConfig#tls()} cannot be used
    */
   public static NovaNode start(NodeConfig config, NodeTuning tuning, Clock clock) throws IOException {
     try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
+      NodeTls tls = NodeTls.start(config.tls(), config.nodeId(), clock);
       ExecutorService waiterAnswers = waiterAnswers(config.nodeId(), tuning);
       try {
-        return startInScope(config, tuning, clock, waiterAnswers);
+        return startInScope(config, tuning, clock, waiterAnswers, tls);
       } catch (IOException | RuntimeException e) {
         waiterAnswers.shutdownNow();
+        tls.close();
         throw e;
       }
     }
   }
 
   private static NovaNode startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
-      ExecutorService waiterAnswers) throws IOException {
+      ExecutorService waiterAnswers, NodeTls tls) throws IOException {
     ClusterLayout layout = new ClusterLayout(config);
     Path dataDir = config.dataDir().toAbsolutePath();
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
@@ -147,12 +154,12 @@ public final class NovaNode implements AutoCloseable {
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, raftDir))
         .setStateMachineRegistry(registry)
-        .setParameters(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())))
+        .setParameters(RaftTls.apply(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())), tls.raft()))
         .build();
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
         spec -> division(server, spec));
-    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers);
+    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls);
     try {
       node.joinMissingGroups();
     } catch (IOException | RuntimeException e) {
@@ -425,13 +432,19 @@ public final class NovaNode implements AutoCloseable {
     return spec.group().getPeers().stream().filter(p -> !p.getId().equals(server.getId())).toList();
   }
 
-  private static RaftClient client(RaftGroup group) {
+  private RaftClient client(RaftGroup group) {
     var properties = RaftTuning.clientProperties();
     org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(properties, PROBE_TIMEOUT);
     return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+        .setParameters(RaftTls.clientParameters(tls.raft()))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
             TimeDuration.valueOf(300, java.util.concurrent.TimeUnit.MILLISECONDS)))
         .build();
+  }
+
+  /** This node's TLS endpoints (the Raft port's and the api ports'); off when the configuration has none. */
+  public NodeTls tls() {
+    return tls;
   }
 
   public NodeConfig config() {
@@ -509,5 +522,6 @@ public final class NovaNode implements AutoCloseable {
     }
     // After the server: closing the shards answers their parked reads on this pool.
     waiterAnswers.shutdown();
+    tls.close();
   }
 }

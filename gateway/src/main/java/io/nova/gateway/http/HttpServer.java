@@ -14,7 +14,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import io.nova.gateway.tls.ApiTls;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -56,6 +61,20 @@ public final class HttpServer implements AutoCloseable {
    */
   public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
       Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra) throws IOException {
+    return start(bindHost, port, nodeId, data, control, readiness, clock, tuning, extra, ApiTls.off());
+  }
+
+  /**
+   * Starts serving on {@code bindHost:port}, over HTTPS when {@code tls} is on.
+   *
+   * @param tuning the server's threads, connections, body limit and SSE sessions
+   * @param extra further route groups (e.g. metrics) mounted beside the API
+   * @param tls the api ports' TLS: with it the port speaks only HTTPS
+   * @throws IOException when the port cannot be bound
+   */
+  public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
+      Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra, ApiTls tls)
+      throws IOException {
     SseSessions sessions = new SseSessions(data, clock, nodeId, tuning);
     int bodyBytesMax = tuning.httpRequestBodyBytesMax();
     List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control, bodyBytesMax),
@@ -79,7 +98,7 @@ public final class HttpServer implements AutoCloseable {
       // Requests Jetty refuses before routing (a path with %00, a bare %) get JSON, not an HTML page.
       config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
       config.jetty.addConnector((server, httpConfig) -> {
-        ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(httpConfig));
+        ServerConnector c = connector(server, httpConfig, tls);
         c.setHost(bindHost);
         c.setPort(port);
         c.setIdleTimeout(tuning.httpConnectionIdleMs());
@@ -98,6 +117,17 @@ public final class HttpServer implements AutoCloseable {
       throw new IOException("cannot listen on http-address " + bindHost + ":" + port + ": " + e.getMessage(), e);
     }
     return new HttpServer(app, connector[0], sessions);
+  }
+
+  /** A plain HTTP connector, or an HTTPS one (TLS, then HTTP/1.1) when {@code tls} is on. */
+  private static ServerConnector connector(org.eclipse.jetty.server.Server server, HttpConfiguration httpConfig,
+      ApiTls tls) {
+    return tls.httpSslContextFactory().map(ssl -> {
+      HttpConfiguration https = new HttpConfiguration(httpConfig);
+      https.addCustomizer(new SecureRequestCustomizer());
+      return new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+          new HttpConnectionFactory(https));
+    }).orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
   }
 
   private static void registerErrors(io.javalin.config.RoutesConfig routes, int bodyBytesMax) {

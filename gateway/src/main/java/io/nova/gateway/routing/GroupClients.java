@@ -33,8 +33,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -100,6 +102,16 @@ public final class GroupClients implements AutoCloseable {
    *     ({@code System::nanoTime} outside tests)
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
+    this(layout, tuning, clock, nanoTime, Parameters::new);
+  }
+
+  /**
+   * Clients that reach the groups with the Ratis {@code parameters} each new client gets (a fresh set per
+   * client): with mutual TLS on the Raft port, the node's TLS config ({@code RaftTls.clientParameters}),
+   * so the groups' servers accept these clients as they accept peers.
+   */
+  public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime,
+      Supplier<Parameters> parameters) {
     this.layout = layout;
     this.clock = clock;
     this.nanoTime = nanoTime;
@@ -110,7 +122,8 @@ public final class GroupClients implements AutoCloseable {
     long retireDelayMs = tuning.retiredClientCloseDelayMs();
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(new PeerMovingClient(spec, retireDelayMs,
-          firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer)));
+          firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer,
+              parameters.get())));
       readClients.add(new PeerMovingClient(spec, retireDelayMs, firstPeer -> {
         RaftProperties reads = RaftTuning.clientProperties();
         if (!spec.isMeta()) {
@@ -118,14 +131,15 @@ public final class GroupClients implements AutoCloseable {
           // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
           RaftClientConfigKeys.Rpc.setRequestTimeout(reads, readRequestTimeout);
         }
-        return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer);
+        return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
       }));
     }
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
-      org.apache.ratis.retry.RetryPolicy retryPolicy, RaftPeerId firstPeer) {
+      org.apache.ratis.retry.RetryPolicy retryPolicy, RaftPeerId firstPeer, Parameters parameters) {
     return RaftClient.newBuilder()
+        .setParameters(parameters)
         .setClientId(ClientId.randomId())
         .setRaftGroup(spec.group())
         .setLeaderId(firstPeer)

@@ -1,6 +1,8 @@
 package io.nova.gateway.status;
 
 import io.grpc.ConnectivityState;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -30,10 +32,21 @@ public final class PeerNodeInfo implements NodeInfoSource, AutoCloseable {
   static final long DEADLINE_MS = 1_000;
 
   private final ConcurrentMap<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final ChannelCredentials credentials;
+
+  /** Calls peers over plaintext. */
+  public PeerNodeInfo() {
+    this(InsecureChannelCredentials.create());
+  }
+
+  /** Calls peers with {@code credentials} (TLS when the api ports speak it). */
+  public PeerNodeInfo(ChannelCredentials credentials) {
+    this.credentials = credentials;
+  }
 
   @Override
   public CompletableFuture<GetNodeInfoResponse> nodeInfo(PeerAddress peer) {
-    ManagedChannel channel = channels.computeIfAbsent(peer.apiAddress(), PeerNodeInfo::open);
+    ManagedChannel channel = channels.computeIfAbsent(peer.apiAddress(), this::open);
     if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
       // The channel backs off between reconnects (up to minutes); a status call wants the node now.
       channel.resetConnectBackoff();
@@ -65,9 +78,9 @@ public final class PeerNodeInfo implements NodeInfoSource, AutoCloseable {
     return answer;
   }
 
-  private static ManagedChannel open(String apiAddress) {
+  private ManagedChannel open(String apiAddress) {
     HostPort hp = HostPort.parse(apiAddress, "api-address");
-    return NettyChannelBuilder.forAddress(hp.host(), hp.port()).usePlaintext().build();
+    return NettyChannelBuilder.forAddress(hp.host(), hp.port(), credentials).build();
   }
 
   /** Closes every channel; calls in flight fail. */

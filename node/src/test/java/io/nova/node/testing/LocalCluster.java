@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.commons.io.file.PathUtils;
 import org.awaitility.Awaitility;
@@ -58,6 +59,21 @@ public final class LocalCluster implements AutoCloseable {
    */
   public static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
       long snapshotEveryEntries) throws IOException {
+    return start(dir, nodes, shards, electionTimeoutMs, snapshotEveryEntries, UnaryOperator.identity());
+  }
+
+  /**
+   * Like {@link #start(Path, int, int)} with each node's configuration passed through {@code customize}
+   * first (e.g. to turn TLS on with that node's certificate files).
+   */
+  public static LocalCluster start(Path dir, int nodes, int shards, UnaryOperator<NodeConfig> customize)
+      throws IOException {
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS,
+        NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES, customize);
+  }
+
+  private static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
+      long snapshotEveryEntries, UnaryOperator<NodeConfig> customize) throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
     List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
@@ -66,8 +82,8 @@ public final class LocalCluster implements AutoCloseable {
     }
     List<NodeConfig> configs = new ArrayList<>();
     for (PeerAddress p : peers) {
-      configs.add(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs, peers)
-          .withSnapshotEveryEntries(snapshotEveryEntries));
+      configs.add(customize.apply(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs,
+          peers).withSnapshotEveryEntries(snapshotEveryEntries)));
     }
     LocalCluster cluster = new LocalCluster(configs);
     try {
@@ -223,9 +239,13 @@ public final class LocalCluster implements AutoCloseable {
     return config(nodeId).self().apiAddress();
   }
 
-  /** The base URL of one node's HTTP API, e.g. {@code http://127.0.0.1:41234} (no trailing slash). */
+  /**
+   * The base URL of one node's HTTP API, e.g. {@code http://127.0.0.1:41234} (no trailing slash);
+   * {@code https://} when the node's api ports speak TLS.
+   */
   public String httpUrl(String nodeId) {
-    return "http://" + config(nodeId).self().httpAddress();
+    NodeConfig config = config(nodeId);
+    return (config.tls().api().isPresent() ? "https://" : "http://") + config.self().httpAddress();
   }
 
   /**
@@ -233,8 +253,11 @@ public final class LocalCluster implements AutoCloseable {
    * leaders), polling every 100 ms for at most {@code timeout}.
    */
   public void awaitReady(Duration timeout) {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     for (String id : runningIds()) {
+      HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+      // With TLS on, the node's own api endpoint trusts the CA that signed every node's api certificate.
+      server(id).node().tls().api().ifPresent(tls -> builder.sslContext(tls.sslContext()));
+      HttpClient http = builder.build();
       HttpRequest ready = HttpRequest.newBuilder(URI.create(httpUrl(id) + "/ready"))
           .timeout(Duration.ofSeconds(2)).build();
       Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
