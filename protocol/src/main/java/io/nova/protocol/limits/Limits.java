@@ -63,7 +63,7 @@ public final class Limits {
    * How many idempotent producers one stream remembers (32). When a new producer would exceed it, the
    * one whose newest batch landed earliest (lowest seq_num, i.e. least recently admitted) is forgotten:
    * the choice depends only on the log, so every replica evicts the same one. The windows are stored
-   * inside the stream's state, which is rewritten on every append (about 140 bytes per producer), so the
+   * inside the stream's state, which is rewritten on every append (about 200 bytes per producer), so the
    * bound keeps that write small while covering many concurrent writers; a forgotten producer that
    * resends gets a definite UNKNOWN_PRODUCER refusal, never a duplicate.
    */
