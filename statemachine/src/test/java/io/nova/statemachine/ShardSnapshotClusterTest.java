@@ -137,7 +137,7 @@ class ShardSnapshotClusterTest {
   @Test
   void idempotentProducerWindowsSurviveSnapshotsAndRestart() throws Exception {
     ByteString producer = ByteString.copyFrom(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
-    int batches = 3 * EVERY;
+    int batches = 4 * EVERY;
     try (RatisTestCluster cluster = new RatisTestCluster(dir, 3,
         storeDir -> ShardCalls.shard(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
       cluster.start(RaftStorage.StartupOption.FORMAT);
@@ -145,13 +145,14 @@ class ShardSnapshotClusterTest {
       List<AppendAck> acks = new ArrayList<>();
       try (RaftClient client = cluster.newClient()) {
         ShardCalls.write(client, ShardCalls.create(STREAM_ID, "events"));
-        appendBatches(client, producer, 0, 2 * EVERY, acks);
+        // As many entries as the other tests write before their first purge.
+        appendBatches(client, producer, 0, 3 * EVERY, acks);
         awaitPurged(cluster.awaitLeader(), 0);
         // A follower rebuilt from a snapshot holds the window too (checked below once it is restarted).
         RaftPeerId wiped = follower(cluster, cluster.leaderId(), 0);
         cluster.stop(wiped);
         cluster.wipe(wiped);
-        appendBatches(client, producer, 2 * EVERY, batches, acks);
+        appendBatches(client, producer, 3 * EVERY, batches, acks);
         cluster.start(wiped, RaftStorage.StartupOption.FORMAT);
         long committed = cluster.awaitLeader().getRaftLog().getLastCommittedIndex();
         Awaitility.await().atMost(CATCH_UP).pollInterval(Duration.ofMillis(100))
