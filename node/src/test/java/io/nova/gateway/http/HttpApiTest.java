@@ -89,6 +89,7 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(16)
   void anIdempotentRetryAnswersTheOriginalAckAndAppendsNothing() {
     String s = newStream("idem");
     String id = "3f2c1e9a-6b7d-4e2f-9a1b-0c8d7e6f5a4b";

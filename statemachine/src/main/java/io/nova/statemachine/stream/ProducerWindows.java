@@ -174,6 +174,7 @@ public final class ProducerWindows {
 
   @Override
   public String toString() {
-    return "ProducerWindows" + windows.keySet().size();
+    // Ids and acks stay out of log lines: a count says enough in an invariant message.
+    return "ProducerWindows[" + windows.size() + " producers]";
   }
 }
