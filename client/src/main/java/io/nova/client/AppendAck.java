@@ -19,12 +19,21 @@ import java.util.Objects;
  * </ul>
  * An ack of a one-shot {@code NovaClient.append} is never resent (one call is one wire attempt).
  *
+ * <p>An idempotent Producer ({@link ProducerOptions#idempotent()}, the default) never duplicates a plain
+ * batch, so its plain batches' acks say {@code resent() == false} even when they were resent: nothing may
+ * be in the stream twice. {@link #deduplicated()} then says whether a resend found its first attempt
+ * already in the stream (the ack is that first attempt's: its position, and the tail as it was then).
+ *
  * @param start the position of the batch's first record
  * @param end the position just after the batch's last record
- * @param tail the committed tail when the batch was acknowledged
- * @param resent whether the batch was resent after a reconnect (see above)
+ * @param tail the committed tail when the batch was acknowledged (for a deduplicated ack: when the
+ *     original landed)
+ * @param resent whether the batch was resent after a reconnect <em>and</em> a copy of it may therefore
+ *     be in the stream twice (see above)
+ * @param deduplicated whether the ack is the original one of an idempotent batch resent after it landed
  */
-public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail, boolean resent) {
+public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail, boolean resent,
+        boolean deduplicated) {
 
     /** Validates that no position is null and that {@code start <= end}. */
     public AppendAck {
@@ -38,7 +47,12 @@ public record AppendAck(StreamPosition start, StreamPosition end, StreamPosition
 
     /** An ack of a batch that was sent once ({@code resent() == false}). */
     public AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail) {
-        this(start, end, tail, false);
+        this(start, end, tail, false, false);
+    }
+
+    /** An ack that is not a deduplicated one. */
+    public AppendAck(StreamPosition start, StreamPosition end, StreamPosition tail, boolean resent) {
+        this(start, end, tail, resent, false);
     }
 
     /** The number of records in the batch, {@code end.seqNum - start.seqNum}. */

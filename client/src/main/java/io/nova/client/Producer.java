@@ -19,10 +19,12 @@ import io.nova.proto.v1.AppendSessionRequest;
 import io.nova.proto.v1.AppendSessionResponse;
 import io.nova.proto.v1.DataPlaneGrpc;
 import io.nova.proto.v1.OpenAppendSession;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -67,6 +69,19 @@ import java.util.concurrent.atomic.AtomicReference;
  *       miss breaks the chain: that append and every later one fail.
  * </ul>
  *
+ * <p><b>Idempotence</b> ({@link ProducerOptions#idempotent()}, the default). The producer draws a random
+ * 16-byte producer id and numbers its plain batches 0, 1, 2, ... in send order; a resend carries the
+ * same id and number, and the stream answers a resend whose first attempt had landed with that attempt's
+ * ack instead of appending again. Plain appends are then <b>exactly-once</b> across reconnects and
+ * leader changes: their acks say {@code resent() == false} (no copy can be in the stream twice) and
+ * {@link AppendAck#deduplicated()} tells a resend that found its original. At most
+ * {@value io.nova.protocol.limits.Limits#PRODUCER_WINDOW_BATCHES} batches are on the wire, the batches a
+ * stream remembers per producer, so every batch that may be resent is still remembered. The stream
+ * forgets a producer after {@value io.nova.protocol.limits.Limits#PRODUCERS_PER_STREAM_MAX} others wrote
+ * more recently; a resend then fails with {@link io.nova.client.errors.ProducerSequenceException}
+ * (terminal, see below) rather than duplicating. Conditional batches carry no producer id (their match
+ * already makes them exactly-once), so everything said above about them holds in both modes.
+ *
  * <p><b>Failures.</b> Every append's future reports its own outcome. On top of that:
  * <ul>
  *   <li>A fence mismatch ({@link FencedOutException}, naming the installed token) <b>supersedes</b> the
@@ -102,6 +117,8 @@ public final class Producer implements AutoCloseable {
     private final Backoff backoff;
     private final ScheduledExecutorService io;
     private final boolean advancing;
+    /** The idempotent producer id (16 random bytes), or null when {@link ProducerOptions#idempotent()} is off. */
+    private final byte[] producerId;
 
     /** Guards {@link #bytesInFlight}; appenders wait on it. */
     private final Object capacity = new Object();
@@ -123,6 +140,8 @@ public final class Producer implements AutoCloseable {
     private int reconnectAttempt;
     private long lastProgressNanos = System.nanoTime();
     private long nextMatch;
+    /** The batch number the next sealed plain batch gets (idempotent mode). */
+    private long nextBatchSeq;
     /**
      * The terminal failure (fenced out, a definite session error, the budget spent, a broken advancing
      * match), or null. Written on the io thread only; volatile so that callers can fail fast.
@@ -149,6 +168,8 @@ public final class Producer implements AutoCloseable {
         /** Whether its linger has passed: it is sealed as soon as fewer batches are in flight than the bound. */
         boolean due;
         Long match;
+        /** Its number in the producer's sequence (idempotent plain batches), else null. */
+        Long batchSeq;
         boolean everSent;
         boolean resent;
         /** Whether it was on the wire of a connection that was not provably refused: it may have landed. */
@@ -164,6 +185,7 @@ public final class Producer implements AutoCloseable {
         this.backoff = backoff;
         this.advancing = options.matchSeqNum().isPresent();
         this.nextMatch = options.matchSeqNum().orElse(0);
+        this.producerId = options.idempotent() ? randomProducerId() : null;
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "nova-producer-" + address);
             t.setDaemon(true);
@@ -171,6 +193,13 @@ public final class Producer implements AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         this.io = executor;
+    }
+
+    private static byte[] randomProducerId() {
+        // A random (type 4) UUID: 122 random bits from SecureRandom, so two producers never share an id.
+        UUID id = UUID.randomUUID();
+        return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits())
+                .array();
     }
 
     /**
@@ -423,6 +452,7 @@ public final class Producer implements AutoCloseable {
      * throughput: the next batch keeps growing meanwhile (up to the batch bounds).
      */
     private int batchesInFlightMax() {
+        // ProducerOptions.build() keeps an idempotent producer's bound within the stream's window.
         return advancing ? 1 : options.batchesInFlightMax();
     }
 
@@ -450,6 +480,11 @@ public final class Producer implements AutoCloseable {
         if (advancing) {
             batch.match = nextMatch;
             nextMatch += batch.records.size();
+        }
+        if (producerId != null && batch.match == null) {
+            // Numbered at seal, in send order; only session-ending failures refuse a plain batch, so the
+            // numbers the stream sees stay dense.
+            batch.batchSeq = nextBatchSeq++;
         }
         unacked.addLast(batch);
         if (requests == null && !reconnecting) {
@@ -497,7 +532,9 @@ public final class Producer implements AutoCloseable {
         }
         batch.everSent = true;
         requests.onNext(AppendSessionRequest.newBuilder()
-                .setInput(Protos.appendInput(batch.records, batch.match, null)).build());
+                .setInput(batch.batchSeq != null
+                        ? Protos.idempotentAppendInput(batch.records, producerId, batch.batchSeq)
+                        : Protos.appendInput(batch.records, batch.match, null)).build());
         sent++;
     }
 
@@ -644,8 +681,10 @@ public final class Producer implements AutoCloseable {
         for (Staged s : batch.appends) {
             long start = ack.start().seqNum() + s.offset();
             long end = start + s.count();
+            // An idempotent batch cannot be in the stream twice, so its resend is not flagged as one that may be.
             s.future().complete(new AppendAck(new StreamPosition(start, ack.start().timestampMs()),
-                    new StreamPosition(end, ack.end().timestampMs()), ack.tail(), batch.resent));
+                    new StreamPosition(end, ack.end().timestampMs()), ack.tail(),
+                    batch.resent && batch.batchSeq == null, ack.deduplicated()));
         }
     }
 

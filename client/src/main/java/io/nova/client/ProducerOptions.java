@@ -12,7 +12,17 @@ import java.util.OptionalLong;
  *
  * <p>Defaults (chosen from the measurements in docs/bench.md): linger 2 ms, at most 1000 records and
  * 1 MiB per batch, 2 batches in flight before a lingering batch keeps growing, 4 MiB in flight,
- * reconnects for up to 60 s without progress.
+ * reconnects for up to 60 s without progress, idempotent.
+ *
+ * <p><b>Idempotence</b> ({@link Builder#idempotent}, on by default; docs/adr/0015-idempotent-producer.md).
+ * The Producer picks a random 16-byte producer id and numbers its plain batches 0, 1, 2, ...; the stream
+ * remembers the acks of each producer's last {@value Limits#PRODUCER_WINDOW_BATCHES} batches (and at most
+ * {@value Limits#PRODUCERS_PER_STREAM_MAX} producers), so a batch resent after a reconnect lands once: a
+ * resend whose first attempt had landed is answered with the original ack. For that the Producer keeps at
+ * most {@value Limits#PRODUCER_WINDOW_BATCHES} batches on the wire ({@link #batchesInFlightMax()} above it
+ * is refused at {@code build()}). Conditional batches ({@code appendMatch}, an advancing match) carry no
+ * producer id: a match already makes them exactly-once. With {@code idempotent(false)} a plain append is
+ * at-least-once, as the contract's default for one-shot appends.
  */
 public final class ProducerOptions {
 
@@ -41,6 +51,7 @@ public final class ProducerOptions {
     private final Duration reconnectBudget;
     private final Optional<String> fencingToken;
     private final OptionalLong matchSeqNum;
+    private final boolean idempotent;
 
     private ProducerOptions(Builder b) {
         this.linger = b.linger;
@@ -51,6 +62,7 @@ public final class ProducerOptions {
         this.reconnectBudget = b.reconnectBudget;
         this.fencingToken = Optional.ofNullable(b.fencingToken);
         this.matchSeqNum = b.matchSeqNum;
+        this.idempotent = b.idempotent;
     }
 
     /** The defaults: no token, no advancing match. */
@@ -106,6 +118,11 @@ public final class ProducerOptions {
         return matchSeqNum;
     }
 
+    /** Whether plain batches carry a producer id and batch number, so resends never duplicate (default true). */
+    public boolean idempotent() {
+        return idempotent;
+    }
+
     /** Builds {@link ProducerOptions}. Not thread-safe. */
     public static final class Builder {
         private Duration linger = LINGER_DEFAULT;
@@ -116,6 +133,7 @@ public final class ProducerOptions {
         private Duration reconnectBudget = RECONNECT_BUDGET_DEFAULT;
         private String fencingToken;
         private OptionalLong matchSeqNum = OptionalLong.empty();
+        private boolean idempotent = true;
 
         private Builder() {
         }
@@ -172,6 +190,16 @@ public final class ProducerOptions {
             return this;
         }
 
+        /**
+         * Whether plain batches are idempotent (default true; see {@link ProducerOptions}). False makes a
+         * plain append at-least-once across reconnects and lifts the in-flight cap to
+         * {@value #BATCHES_IN_FLIGHT_MAX} batches.
+         */
+        public Builder idempotent(boolean idempotent) {
+            this.idempotent = idempotent;
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the first invalid field */
         public ProducerOptions build() {
             if (linger.isNegative() || linger.compareTo(LINGER_MAX) > 0) {
@@ -188,6 +216,12 @@ public final class ProducerOptions {
             }
             if (batchesInFlightMax < 1 || batchesInFlightMax > BATCHES_IN_FLIGHT_MAX) {
                 throw new IllegalArgumentException("batchesInFlightMax must be 1.." + BATCHES_IN_FLIGHT_MAX);
+            }
+            if (idempotent && batchesInFlightMax > Limits.PRODUCER_WINDOW_BATCHES) {
+                throw new IllegalArgumentException("batchesInFlightMax is " + batchesInFlightMax
+                        + " but an idempotent producer keeps at most " + Limits.PRODUCER_WINDOW_BATCHES
+                        + " batches in flight (the batches a stream remembers per producer): lower it, or set"
+                        + " idempotent(false) for at-least-once appends");
             }
             if (reconnectBudget.isNegative() || reconnectBudget.compareTo(Duration.ofDays(1)) > 0) {
                 throw new IllegalArgumentException("reconnectBudget must be between 0 and 1 day");

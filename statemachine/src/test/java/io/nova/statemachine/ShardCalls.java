@@ -64,6 +64,12 @@ final class ShardCalls {
         .setFence(FenceCommand.newBuilder().setStreamId(streamId).setFencingToken(token)).build();
   }
 
+  /** {@code append} as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes). */
+  static ShardCommand idempotent(ShardCommand append, ByteString producerId, long batchSeq) {
+    return append.toBuilder().setAppend(append.getAppend().toBuilder().setProducerId(producerId)
+        .setProducerBatchSeq(batchSeq)).build();
+  }
+
   /** An append of one record per body; {@code matchSeqNum} and {@code token} are left out when null. */
   static ShardCommand append(long streamId, Long matchSeqNum, String token, String... bodies) {
     AppendCommand.Builder append = AppendCommand.newBuilder().setStreamId(streamId);

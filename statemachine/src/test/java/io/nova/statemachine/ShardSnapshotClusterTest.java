@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
+import com.google.protobuf.ByteString;
+import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ProducerSequenceRejected;
 import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadStart;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.protocol.limits.Limits;
 import io.nova.statemachine.internal.RatisMessages;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshots are taken and the log purged behind them; that a follower stopped past a purge, and one
  * whose folder was wiped, catch up through a snapshot install and then serve every record, the tail and
  * the token exactly as the leader does; that a restart of every peer after purges loses nothing and
- * keeps match/fence behaviour; and that a half-written or damaged snapshot directory is ignored.
+ * keeps match/fence behaviour and the idempotent producers' windows; and that a half-written or damaged
+ * snapshot directory is ignored.
  */
 class ShardSnapshotClusterTest {
   private static final long STREAM_ID = 7;
@@ -124,6 +129,64 @@ class ShardSnapshotClusterTest {
   }
 
   /**
+   * An idempotent producer's window is part of the stream state, so it lives in the store and in every
+   * snapshot: after purges and a restart of every peer (and on a follower rebuilt from a snapshot), a
+   * resend of a remembered batch is still answered with its original ack, an older one is refused as too
+   * old, and the producer continues at its next number.
+   */
+  @Test
+  void idempotentProducerWindowsSurviveSnapshotsAndRestart() throws Exception {
+    ByteString producer = ByteString.copyFrom(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+    int batches = 4 * EVERY;
+    try (RatisTestCluster cluster = new RatisTestCluster(dir, 3,
+        storeDir -> ShardCalls.shard(storeDir, Clock.systemUTC())).withSnapshotsEvery(EVERY)) {
+      cluster.start(RaftStorage.StartupOption.FORMAT);
+      cluster.awaitLeader();
+      List<AppendAck> acks = new ArrayList<>();
+      try (RaftClient client = cluster.newClient()) {
+        ShardCalls.write(client, ShardCalls.create(STREAM_ID, "events"));
+        // As many entries as the other tests write before their first purge.
+        appendBatches(client, producer, 0, 3 * EVERY, acks);
+        awaitPurged(cluster.awaitLeader(), 0);
+        // A follower rebuilt from a snapshot holds the window too (checked below once it is restarted).
+        RaftPeerId wiped = follower(cluster, cluster.leaderId(), 0);
+        cluster.stop(wiped);
+        cluster.wipe(wiped);
+        appendBatches(client, producer, 3 * EVERY, batches, acks);
+        cluster.start(wiped, RaftStorage.StartupOption.FORMAT);
+        long committed = cluster.awaitLeader().getRaftLog().getLastCommittedIndex();
+        Awaitility.await().atMost(CATCH_UP).pollInterval(Duration.ofMillis(100))
+            .until(() -> cluster.division(wiped).getInfo().getLastAppliedIndex() >= committed);
+      }
+      cluster.stop();
+      cluster.start(RaftStorage.StartupOption.RECOVER);
+      cluster.awaitLeader();
+      try (RaftClient client = cluster.newClient()) {
+        int last = batches - 1;
+        AppendAck resent = ShardCalls.write(client, ShardCalls.idempotent(
+            ShardCalls.append(STREAM_ID, null, null, "b" + last, "b" + last), producer, last)).getAppendAck();
+        assertThat(resent.getDeduplicated()).isTrue();
+        assertThat(resent.toBuilder().setDeduplicated(false).build()).isEqualTo(acks.get(last));
+        int oldest = batches - Limits.PRODUCER_WINDOW_BATCHES;
+        assertThat(ShardCalls.write(client, ShardCalls.idempotent(ShardCalls.append(STREAM_ID, null, null, "o"),
+            producer, oldest)).getAppendAck().getStart()).isEqualTo(acks.get(oldest).getStart());
+        ErrorDetail tooOld = ShardCalls.rejection(client,
+            ShardCalls.idempotent(ShardCalls.append(STREAM_ID, null, null, "x"), producer, oldest - 1));
+        assertThat(tooOld.getProducerSequenceRejected().getReason()).isEqualTo(ProducerSequenceRejected.Reason.TOO_OLD);
+        AppendAck next = ShardCalls.write(client, ShardCalls.idempotent(
+            ShardCalls.append(STREAM_ID, null, null, "next"), producer, batches)).getAppendAck();
+        assertThat(next.getDeduplicated()).isFalse();
+        assertThat(next.getStart().getSeqNum()).isEqualTo(2L * batches);
+        List<SequencedRecord> all = readAll(client, null);
+        assertThat(all).hasSize(2 * batches + 1);
+        for (RaftPeerId id : cluster.peerIds()) {
+          assertThat(readAll(client, id)).as("replica %s", id).hasSize(2 * batches + 1);
+        }
+      }
+    }
+  }
+
+  /**
    * Waits until {@code id} has applied everything the leader committed and checks that it got there
    * through a snapshot (its log now starts past {@code stoppedAt}), then that it serves the same records,
    * tail and token as the leader; finally that it can lead: the leader steps down and the group goes on.
@@ -147,6 +210,15 @@ class ShardSnapshotClusterTest {
     assertThat(tokenOf(client, id)).isEqualTo(tokenOf(client, null)).isEqualTo("gen-1");
     ShardQuery checkTail = ShardQuery.newBuilder().setCheckTailStreamId(STREAM_ID).build();
     assertThat(staleQuery(client, checkTail, id).getTail()).isEqualTo(ShardCalls.query(client, checkTail).getTail());
+  }
+
+  /** Appends two-record batches {@code from} (inclusive) to {@code to} of {@code producer}, collecting their acks. */
+  private static void appendBatches(RaftClient client, ByteString producer, int from, int to, List<AppendAck> acks)
+      throws Exception {
+    for (int batch = from; batch < to; batch++) {
+      acks.add(ShardCalls.write(client, ShardCalls.idempotent(
+          ShardCalls.append(STREAM_ID, null, null, "b" + batch, "b" + batch), producer, batch)).getAppendAck());
+    }
   }
 
   /** Appends {@code count} single-record entries with match and token; returns the new tail. */

@@ -158,7 +158,10 @@ public final class Bench {
     // behind others and an ack's latency is that of one append.
     Semaphore window = new Semaphore(config.appendsInFlightMax() == 0 ? Integer.MAX_VALUE : config.appendsInFlightMax());
     if (config.appendsInFlightMax() > 0) {
-      options.batchesInFlightMax(config.appendsInFlightMax());
+      // An idempotent producer keeps at most the stream's per-producer window on the wire; a deeper
+      // closed loop measures at-least-once producers instead.
+      options.idempotent(config.appendsInFlightMax() <= Limits.PRODUCER_WINDOW_BATCHES)
+          .batchesInFlightMax(config.appendsInFlightMax());
     }
     if (config.conditional()) {
       options.matchSeqNum(client.checkTail(stream).seqNum());

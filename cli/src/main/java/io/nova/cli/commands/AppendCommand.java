@@ -25,9 +25,10 @@ import picocli.CommandLine.Parameters;
  * into batches (at most 1000 records and 1 MiB), pipelined, and resent after a lost connection or a
  * killed node. Input is consumed as it arrives, so a pipe can be appended while it flows. With
  * {@code --match-seq-num} every batch is conditional at the previous batch's end, so a piped file
- * lands exactly once even when a node dies mid-way; without it a resend after a failure may duplicate
- * a batch (at-least-once), and the command says which seq_num ranges were resent (exit code
- * {@link ExitCodes#POSSIBLE_DUPLICATES}). Acks are printed as they arrive ({@link AckReporter}), with a
+ * lands exactly once even when a node dies mid-way. Without it the producer is idempotent by default
+ * (docs/adr/0015-idempotent-producer.md): a resend after a failure is recognised by the stream and
+ * never duplicates. With {@code --no-idempotent} a resend may duplicate a batch (at-least-once), and the
+ * command says which seq_num ranges were resent (exit code {@link ExitCodes#POSSIBLE_DUPLICATES}). Acks are printed as they arrive ({@link AckReporter}), with a
  * progress line when stderr is a terminal. An input error stops at the bad line, after the records
  * before it.
  */
@@ -36,9 +37,10 @@ import picocli.CommandLine.Parameters;
       "Append records read from stdin (or -i FILE) to a stream.",
       "text: one record per line; the body is the line's raw bytes without the newline. "
           + "json: one object per line, {\"headers\":[[\"name\",\"value\"]],\"body\":\"...\"}.",
-      "Prints each acknowledged seq_num range on stderr as it arrives, then a summary. Exit 5 (after "
-          + "appending everything) names the ranges of batches resent after a reconnect, which may hold "
-          + "duplicates."
+      "Prints each acknowledged seq_num range on stderr as it arrives, then a summary. Batches are "
+          + "idempotent by default: one resent after a reconnect lands once. With --no-idempotent, exit 5 "
+          + "(after appending everything) names the ranges of batches resent after a reconnect, which may "
+          + "hold duplicates."
     })
 public final class AppendCommand extends ClientCommand {
 
@@ -70,6 +72,11 @@ public final class AppendCommand extends ClientCommand {
           + "(default: 60s; 1ms gives up after one reconnect).")
   Duration retryBudget;
 
+  @Option(names = "--idempotent", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Number batches under a random producer id so that a batch resent after a reconnect "
+          + "lands once (default: on). --no-idempotent: at-least-once, resent ranges are reported.")
+  boolean idempotent;
+
   @Option(names = "--quiet", description = "Do not print the acknowledged ranges.")
   boolean quiet;
 
@@ -82,7 +89,7 @@ public final class AppendCommand extends ClientCommand {
     if (matchSeqNum != null && matchSeqNum < 0) {
       throw new io.nova.cli.InputException("--match-seq-num must be >= 0, got " + matchSeqNum);
     }
-    ProducerOptions.Builder options = ProducerOptions.builder();
+    ProducerOptions.Builder options = ProducerOptions.builder().idempotent(idempotent);
     if (matchSeqNum != null) {
       options.matchSeqNum(matchSeqNum);
     }

@@ -34,13 +34,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves with real processes that {@code nova append} tells the truth when {@code kill -9} hits the
  * stream's shard leader mid-pipe: it prints each ack on stderr while its input is still open; the acks it
- * printed are, in order, exactly the input lines; every record outside them is an unacknowledged first
- * copy of a batch it resent; and the seq_num ranges it names as possible duplicates (exit code 5) hold
- * every line the stream holds twice ({@code sort | uniq -d} of the read-back).
+ * printed are, in order, exactly the input lines. Idempotent (the default), the stream then holds every
+ * input line exactly once ({@code sort | uniq -d} of the read-back is empty) and the exit code is 0.
+ * At-least-once ({@code --no-idempotent}), every record outside the printed acks is an unacknowledged
+ * first copy of a batch it resent, and the seq_num ranges it names as possible duplicates (exit code 5)
+ * hold every line the stream holds twice.
  */
 class AppendKillTest {
 
-  static final int LINES = 200_000;
+  /** Input lines of the at-least-once run. */
+  static final int LINES_AT_LEAST_ONCE = 200_000;
+  /** Input lines of the idempotent run: the reproduction. */
+  static final int LINES_IDEMPOTENT = 300_000;
   /** Lines written before the test waits for their ack with the input still open. */
   static final int FIRST_LINES = 1000;
 
@@ -51,6 +56,8 @@ class AppendKillTest {
   @TempDir
   Path dir;
 
+  /** The input lines of the running test. */
+  int lines;
   /** When the test started and when its cluster was up, for the timings it prints. */
   long t0;
   long clusterUpMs;
@@ -62,6 +69,18 @@ class AppendKillTest {
   @Test
   @Timeout(150)
   void killNineOfTheLeaderMidAppendLeavesATrueRecordOfWhatMayBeDuplicated() throws Exception {
+    lines = LINES_AT_LEAST_ONCE;
+    run(false);
+  }
+
+  @Test
+  @Timeout(180)
+  void killNineOfTheLeaderMidAppendLeavesEveryLineExactlyOnceWhenIdempotent() throws Exception {
+    lines = LINES_IDEMPOTENT;
+    run(true);
+  }
+
+  private void run(boolean idempotent) throws Exception {
     t0 = System.nanoTime();
     try (ProcessCluster cluster = new ProcessCluster(dir, "akill", 3, 1);
         NovaClient admin = NovaClient.builder().endpoints(cluster.endpoints())
@@ -75,9 +94,10 @@ class AppendKillTest {
       List<String> order = new ArrayList<>(List.of(cluster.endpoint(leader)));
       cluster.nodeIds().stream().filter(n -> !n.equals(leader)).forEach(n -> order.add(cluster.endpoint(n)));
       Process cli = new ProcessBuilder(ProcessCluster.cliCommand("--endpoints", String.join(",", order),
-          "append", "nova://akill/lines")).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+          "append", "nova://akill/lines", idempotent ? "--idempotent" : "--no-idempotent"))
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       try {
-        appendThroughTheKill(cluster, admin, stream, leader, cli);
+        appendThroughTheKill(cluster, admin, stream, leader, cli, idempotent);
       } finally {
         cli.destroyForcibly(); // only if an assertion failed first: it has exited otherwise
       }
@@ -86,7 +106,7 @@ class AppendKillTest {
 
   /** Streams the input into {@code cli}, kills the leader a quarter of the way, then checks what it said. */
   private void appendThroughTheKill(ProcessCluster cluster, NovaClient admin, StreamAddress stream, String leader,
-      Process cli) throws Exception {
+      Process cli, boolean idempotent) throws Exception {
     List<String> stderr = new CopyOnWriteArrayList<>();
     Thread errReader = collect(cli, stderr);
     long killedMs;
@@ -94,15 +114,19 @@ class AppendKillTest {
       write(in, 0, FIRST_LINES);
       // Streaming: the first lines' ack is on stderr while the input is open (and idle).
       awaitAcked(stderr, FIRST_LINES);
-      write(in, FIRST_LINES, LINES);
-      awaitAcked(stderr, LINES / 4);
+      write(in, FIRST_LINES, lines);
+      awaitAcked(stderr, lines / 4);
       assertThat(cluster.kill(leader)).isEqualTo(137);
       killedMs = elapsedMs();
     }
     assertThat(cli.waitFor(90, TimeUnit.SECONDS)).as("nova append ends: %s", stderr).isTrue();
     long cliDoneMs = elapsedMs();
     errReader.join(10_000);
-    check(stderr, cli.exitValue(), StreamReader.readAll(admin, stream));
+    if (idempotent) {
+      checkExactlyOnce(stderr, cli.exitValue(), StreamReader.readAll(admin, stream));
+    } else {
+      check(stderr, cli.exitValue(), StreamReader.readAll(admin, stream));
+    }
     System.out.printf("append kill -9 (ms since start): cluster up %d, leader killed %d, nova append done %d,"
         + " checked %d%n", clusterUpMs, killedMs, cliDoneMs, elapsedMs());
   }
@@ -111,10 +135,34 @@ class AppendKillTest {
     return (System.nanoTime() - t0) / 1_000_000;
   }
 
-  private static void check(List<String> stderr, int exit, List<SequencedRecord> stream) {
+  /** Idempotent: the printed acks are dense and in input order, and the stream is the input, once. */
+  private void checkExactlyOnce(List<String> stderr, int exit, List<SequencedRecord> stream) {
+    assertThat(stderr).as("a summary").anySatisfy(l -> assertThat(l).startsWith("appended " + lines + " records"));
+    assertThat(possibleDuplicates(stderr)).as("nothing named as a possible duplicate").isEmpty();
+    assertThat(acks(stderr)).as("no ack marked resent").noneMatch(Range::resent);
+    assertThat(exit).as("exit code: %s", stderr).isEqualTo(ExitCodes.OK);
+    Map<String, Integer> copies = new HashMap<>();
+    stream.forEach(r -> copies.merge(body(r), 1, Integer::sum));
+    List<String> duplicated = copies.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+    assertThat(duplicated).as("sort | uniq -d of the stream").isEmpty();
+    assertThat(stream).as("every line once").hasSize(lines);
+    long next = 0;
+    int line = 0;
+    for (Range r : acks(stderr)) {
+      assertThat(r.start()).as("acks dense and in order").isEqualTo(next);
+      for (long seq = r.start(); seq < r.end(); seq++) {
+        assertThat(body(stream.get((int) seq))).as("record %d", seq).isEqualTo(line(line++));
+      }
+      next = r.end();
+    }
+    assertThat(line).as("every line acked once").isEqualTo(lines);
+    System.out.println("append kill -9, idempotent: " + stream.size() + " records, no duplicates");
+  }
+
+  private void check(List<String> stderr, int exit, List<SequencedRecord> stream) {
     List<Range> acks = acks(stderr);
     List<long[]> possibleDuplicates = possibleDuplicates(stderr);
-    assertThat(stderr).as("a summary").anySatisfy(l -> assertThat(l).startsWith("appended " + LINES + " records"));
+    assertThat(stderr).as("a summary").anySatisfy(l -> assertThat(l).startsWith("appended " + lines + " records"));
     assertThat(stderr).as("no progress line outside a terminal").noneSatisfy(l -> assertThat(l).contains("\r"));
     assertThat(possibleDuplicates).as("the kill broke the session with batches in flight: some were resent")
         .isNotEmpty();
@@ -135,7 +183,7 @@ class AppendKillTest {
         acked[(int) seq] = true;
       }
     }
-    assertThat(line).as("every line acked once").isEqualTo(LINES);
+    assertThat(line).as("every line acked once").isEqualTo(lines);
 
     Map<String, Integer> copies = new HashMap<>();
     stream.forEach(r -> copies.merge(body(r), 1, Integer::sum));

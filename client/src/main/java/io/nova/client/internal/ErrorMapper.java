@@ -14,6 +14,7 @@ import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaException;
 import io.nova.client.errors.NovaInternalException;
 import io.nova.client.errors.PreconditionFailedException;
+import io.nova.client.errors.ProducerSequenceException;
 import io.nova.client.errors.ResourceExhaustedException;
 import io.nova.client.errors.SequenceMismatchException;
 import io.nova.client.errors.UnavailableException;
@@ -105,6 +106,13 @@ public final class ErrorMapper {
             case SEQUENCE_MISMATCH -> new SequenceMismatchException(
                     call.matchSeqNum(), Protos.position(d.getSequenceMismatch().getTail()), false, cause);
             case FENCED_OUT -> new FencedOutException(d.getFencedOut().getInstalledToken(), cause);
+            case PRODUCER_SEQUENCE_REJECTED -> new ProducerSequenceException(
+                    switch (d.getProducerSequenceRejected().getReason()) {
+                        case GAP -> ProducerSequenceException.Reason.GAP;
+                        case TOO_OLD -> ProducerSequenceException.Reason.TOO_OLD;
+                        default -> ProducerSequenceException.Reason.UNKNOWN_PRODUCER;
+                    }, d.getProducerSequenceRejected().getBatchSeq(),
+                    d.getProducerSequenceRejected().getExpectedBatchSeq(), text, cause);
             case BASIN_NOT_EMPTY -> new BasinNotEmptyException(d.getBasinNotEmpty().getBasin(), cause);
             case INVALID_ARGUMENT -> new InvalidArgumentException(
                     d.getInvalidArgument().getField(), d.getInvalidArgument().getLimit(), text, cause);

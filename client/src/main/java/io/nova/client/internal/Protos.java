@@ -32,6 +32,20 @@ public final class Protos {
 
     /** The batch as an {@link AppendInput}; {@code matchSeqNum} and {@code fencingToken} may be null. */
     public static AppendInput appendInput(List<AppendRecord> records, Long matchSeqNum, String fencingToken) {
+        return appendInputBuilder(records, matchSeqNum, fencingToken).build();
+    }
+
+    /**
+     * The same batch as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes).
+     */
+    public static AppendInput idempotentAppendInput(List<AppendRecord> records, byte[] producerId, long batchSeq) {
+        return appendInputBuilder(records, null, null)
+                .setProducerId(com.google.protobuf.ByteString.copyFrom(producerId)).setProducerBatchSeq(batchSeq)
+                .build();
+    }
+
+    private static AppendInput.Builder appendInputBuilder(List<AppendRecord> records, Long matchSeqNum,
+            String fencingToken) {
         AppendInput.Builder b = AppendInput.newBuilder();
         for (AppendRecord r : records) {
             b.addRecords(appendRecord(r));
@@ -42,7 +56,7 @@ public final class Protos {
         if (fencingToken != null) {
             b.setFencingToken(fencingToken);
         }
-        return b.build();
+        return b;
     }
 
     static io.nova.proto.v1.AppendRecord appendRecord(AppendRecord r) {
@@ -75,7 +89,8 @@ public final class Protos {
 
     /** A wire ack as an {@link AppendAck}. */
     public static AppendAck ack(io.nova.proto.v1.AppendAck a) {
-        return new AppendAck(position(a.getStart()), position(a.getEnd()), position(a.getTail()));
+        return new AppendAck(position(a.getStart()), position(a.getEnd()), position(a.getTail()), false,
+                a.getDeduplicated());
     }
 
     /** A wire record as a {@link SequencedRecord}. */

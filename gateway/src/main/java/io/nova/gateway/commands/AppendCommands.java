@@ -14,8 +14,8 @@ public final class AppendCommands {
   private AppendCommands() {}
 
   /**
-   * The append of {@code input}'s records to stream {@code streamId}, with its {@code match_seq_num} when
-   * set. The write's deadline is stamped later, by the group client.
+   * The append of {@code input}'s records to stream {@code streamId}, with its {@code match_seq_num} and
+   * its idempotent producer id and batch number when set. The write's deadline is stamped later, by the group client.
    *
    * @param streamId the stream's id, from its placement
    * @param input the batch, already checked; its own {@code fencing_token} is not read
@@ -31,6 +31,9 @@ public final class AppendCommands {
     }
     if (fencingToken != null) {
       append.setFencingToken(fencingToken);
+    }
+    if (input.hasProducerId()) {
+      append.setProducerId(input.getProducerId()).setProducerBatchSeq(input.getProducerBatchSeq());
     }
     return ShardCommand.newBuilder().setAppend(append).build();
   }

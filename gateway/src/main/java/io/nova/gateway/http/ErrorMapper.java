@@ -36,6 +36,13 @@ final class ErrorMapper {
         f.put("fencing_token", detail.getFencedOut().getInstalledToken());
         return error(412, "fenced_out", message, f);
       }
+      case PRODUCER_SEQUENCE_REJECTED -> {
+        var rejected = detail.getProducerSequenceRejected();
+        f.put("reason", rejected.getReason().name().toLowerCase(java.util.Locale.ROOT));
+        f.put("batch_seq", Long.toUnsignedString(rejected.getBatchSeq()));
+        f.put("expected_batch_seq", Long.toUnsignedString(rejected.getExpectedBatchSeq()));
+        return error(412, "producer_sequence_rejected", message, f);
+      }
       case BASIN_NOT_EMPTY -> {
         f.put("basin", detail.getBasinNotEmpty().getBasin());
         return error(409, "basin_not_empty", message, f);

@@ -28,12 +28,18 @@ final class JsonViews {
     return m;
   }
 
-  /** {@code {"start": pos, "end": pos, "tail": pos}}: records [start, end) landed. */
+  /**
+   * {@code {"start": pos, "end": pos, "tail": pos}}: records [start, end) landed; plus
+   * {@code "deduplicated": true} when an idempotent resend was answered with its original ack.
+   */
   static Map<String, Object> ack(AppendAck ack) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("start", position(ack.getStart()));
     m.put("end", position(ack.getEnd()));
     m.put("tail", position(ack.getTail()));
+    if (ack.getDeduplicated()) {
+      m.put("deduplicated", true);
+    }
     return m;
   }
 

@@ -7,9 +7,12 @@ import io.javalin.http.Context;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.Header;
+import io.nova.protocol.errors.Quoting;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * The JSON request bodies of the HTTP API (snake_case fields, see nova-v1.json) and their translation
@@ -91,8 +94,12 @@ final class RequestBodies {
   record RecordBody(Long timestamp, List<HeaderBody> headers, String body, String bodyBase64,
       List<HeaderBody> headersBase64) {}
 
-  /** {@code POST .../records}: one batch. */
-  record Append(List<RecordBody> records, Long matchSeqNum, String fencingToken) {
+  /**
+   * {@code POST .../records}: one batch. {@code producer_id} (a UUID in its 36-character text form) with
+   * {@code producer_batch_seq} makes it an idempotent append (docs/http-api.md).
+   */
+  record Append(List<RecordBody> records, Long matchSeqNum, String fencingToken, String producerId,
+      Long producerBatchSeq) {
 
     /** The batch as the data plane takes it, bodies and headers decoded with {@code encoding}. */
     AppendInput toInput(BodyEncoding encoding) {
@@ -110,7 +117,31 @@ final class RequestBodies {
       if (fencingToken != null) {
         input.setFencingToken(fencingToken);
       }
+      if (producerId != null) {
+        input.setProducerId(producerIdBytes(producerId));
+        input.setProducerBatchSeq(nonNegative(producerBatchSeq == null ? 0 : producerBatchSeq, "producer_batch_seq"));
+      } else if (producerBatchSeq != null) {
+        throw ApiError.invalidArgument("producer_batch_seq", "only with producer_id",
+            "producer_batch_seq is set without producer_id: send both for an idempotent append, or neither");
+      }
       return input.build();
+    }
+
+    private static ByteString producerIdBytes(String text) {
+      UUID id;
+      try {
+        // UUID.fromString accepts short groups ("1-1-1-1-1"); only the canonical 36-character form is taken.
+        id = text.length() == 36 ? UUID.fromString(text) : null;
+      } catch (IllegalArgumentException e) {
+        id = null;
+      }
+      if (id == null) {
+        throw ApiError.invalidArgument("producer_id", "a UUID (36 characters)", "producer_id "
+            + Quoting.quoted(text) + " is not a UUID such as 3f2c1e9a-6b7d-4e2f-9a1b-0c8d7e6f5a4b: generate a"
+            + " random one per producer");
+      }
+      return ByteString.copyFrom(ByteBuffer.allocate(16).putLong(id.getMostSignificantBits())
+          .putLong(id.getLeastSignificantBits()).array());
     }
 
     private static AppendRecord toRecord(RecordBody r, String path, BodyEncoding encoding) {

@@ -89,6 +89,34 @@ class HttpApiTest {
   }
 
   @Test
+  @Order(16)
+  void anIdempotentRetryAnswersTheOriginalAckAndAppendsNothing() {
+    String s = newStream("idem");
+    String id = "3f2c1e9a-6b7d-4e2f-9a1b-0c8d7e6f5a4b";
+    String batch0 = "{\"records\":[{\"body\":\"a\"},{\"body\":\"b\"}],\"producer_id\":\"" + id
+        + "\",\"producer_batch_seq\":0}";
+    JsonNode first = append(s, batch0);
+    assertThat(first.has("deduplicated")).isFalse();
+    append(s, "{\"records\":[{\"body\":\"c\"}]}");
+    JsonNode retry = append(s, batch0);
+    assertThat(retry.get("deduplicated").asBoolean()).isTrue();
+    assertThat(retry.get("start")).isEqualTo(first.get("start"));
+    assertThat(retry.get("tail")).as("the tail when the original landed").isEqualTo(first.get("tail"));
+    assertThat(bodies(s)).containsExactly("a", "b", "c");
+
+    HttpCalls.Answer gap = http.post(s + "/records", "{\"records\":[{\"body\":\"x\"}],\"producer_id\":\"" + id
+        + "\",\"producer_batch_seq\":5}");
+    assertThat(gap.status()).isEqualTo(412);
+    assertThat(gap.json().get("code").asText()).isEqualTo("producer_sequence_rejected");
+    assertThat(gap.json().get("reason").asText()).isEqualTo("gap");
+    assertThat(gap.json().get("expected_batch_seq").asText()).isEqualTo("1");
+    HttpCalls.Answer badId = http.post(s + "/records", "{\"records\":[{\"body\":\"x\"}],\"producer_id\":\"p-1\"}");
+    assertThat(badId.status()).isEqualTo(400);
+    assertThat(badId.json().get("message").asText()).contains("producer_id", "UUID");
+    assertThat(bodies(s)).containsExactly("a", "b", "c");
+  }
+
+  @Test
   @Order(1)
   void aMatchMissOnAnEmptyStreamIs412WithTheTailAndAppendsNothing() {
     String s = newStream("accept");

@@ -90,8 +90,9 @@ class ProducerFailureReportTest {
     StreamAddress s = newStream();
     client.fence(s, "theirs");
     List<CompletableFuture<AppendAck>> acks = new ArrayList<>();
-    // Small batches with room in flight: many are pending when the first refusal arrives.
-    try (Producer producer = client.openStream(s, ProducerOptions.builder().fencingToken("mine")
+    // Small batches with room in flight: many are pending when the first refusal arrives (more than an
+    // idempotent producer's window of 5, hence at-least-once).
+    try (Producer producer = client.openStream(s, ProducerOptions.builder().fencingToken("mine").idempotent(false)
         .linger(Duration.ZERO).batchRecordsMax(1).batchesInFlightMax(8).build())) {
       for (int i = 0; i < 50; i++) {
         try {

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves what a Producer reports for a batch that landed but whose ack was lost with its connection, so
  * that the Producer resent it: a conditional resend misses with {@code resent() == true} and the record
  * is in the stream once; with an advancing match the read-back finds the first attempt and acks it
- * ({@code resent() == true}, still once); a plain resend lands a second copy and its ack says
- * {@code resent() == true}. The lost ack is made deterministic by a proxy in front of one node that
+ * ({@code resent() == true}, still once); an at-least-once plain resend lands a second copy and its ack
+ * says {@code resent() == true}; an idempotent plain resend (the default) is answered with the first
+ * attempt's ack ({@code deduplicated() == true}) and lands once, also inside a pipelined stream of batches. The lost ack is made deterministic by a proxy in front of one node that
  * closes the connection instead of forwarding the node's answer; the Producer then resends to the next
  * endpoint, the node itself.
  */
@@ -124,7 +125,7 @@ class ProducerResendTest {
   @Test
   void aPlainBatchWhoseAckWasLostLandsTwiceAndItsAckSaysResent() throws Exception {
     StreamAddress s = newStream();
-    try (Producer producer = viaProxy.openStream(s)) {
+    try (Producer producer = viaProxy.openStream(s, ProducerOptions.builder().idempotent(false).build())) {
       AppendAck before = producer.append(AppendRecord.ofUtf8("before")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(before.resent()).as("sent once").isFalse();
       proxy.dropNextAnswer();
@@ -137,6 +138,56 @@ class ProducerResendTest {
     List<String> bodies = bodies(s);
     assertThat(bodies).as("at-least-once: the first attempt and the resend both landed")
         .containsExactly("before", "twice", "twice");
+  }
+
+  @Test
+  void anIdempotentPlainBatchWhoseAckWasLostLandsOnceAndIsAnsweredWithItsOriginalAck() throws Exception {
+    StreamAddress s = newStream();
+    try (Producer producer = viaProxy.openStream(s)) {
+      AppendAck before = producer.append(AppendRecord.ofUtf8("before")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(before.deduplicated()).isFalse();
+      proxy.dropNextAnswer();
+      AppendAck once = producer.append(AppendRecord.ofUtf8("once")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(proxy.awaitDropped(Duration.ZERO)).as("the ack was lost with its connection").isTrue();
+      assertThat(once.deduplicated()).as("the resend found its first attempt").isTrue();
+      assertThat(once.resent()).as("no copy can be in the stream twice").isFalse();
+      assertThat(once.start().seqNum()).as("the first attempt's position").isEqualTo(1);
+      assertThat(once.tail().seqNum()).as("the tail when the first attempt landed").isEqualTo(2);
+      AppendAck after = producer.append(AppendRecord.ofUtf8("after")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(after.start().seqNum()).isEqualTo(2);
+      assertThat(after.deduplicated()).isFalse();
+      producer.flush();
+    }
+    assertThat(bodies(s)).as("exactly once").containsExactly("before", "once", "after");
+  }
+
+  /**
+   * Many small batches in flight when the connection drops: every batch on the wire is resent, some of
+   * them landed already; every record is in the stream exactly once, at the position its ack names.
+   */
+  @Test
+  void anIdempotentPipelinedStreamCutMidWayHasEveryRecordExactlyOnce() throws Exception {
+    StreamAddress s = newStream();
+    int records = 3000;
+    List<CompletableFuture<AppendAck>> acks = new java.util.ArrayList<>();
+    try (Producer producer = viaProxy.openStream(s, ProducerOptions.builder().linger(Duration.ZERO)
+        .batchRecordsMax(10).batchesInFlightMax(5).build())) {
+      for (int i = 0; i < records; i++) {
+        if (i == records / 2) {
+          proxy.dropNextAnswer();
+        }
+        acks.add(producer.append(AppendRecord.ofUtf8("r" + i)));
+      }
+      producer.flush();
+    }
+    assertThat(proxy.awaitDropped(Duration.ZERO)).as("the connection was cut mid-stream").isTrue();
+    List<String> bodies = bodies(s);
+    assertThat(bodies).hasSize(records).doesNotHaveDuplicates();
+    for (int i = 0; i < records; i++) {
+      AppendAck ack = acks.get(i).get(0, TimeUnit.SECONDS);
+      assertThat(bodies.get((int) ack.start().seqNum())).as("append %d at its acked seq_num", i).isEqualTo("r" + i);
+      assertThat(ack.resent()).isFalse();
+    }
   }
 
   private List<String> bodies(StreamAddress s) {

@@ -8,6 +8,7 @@ import io.nova.proto.v1.FencedOut;
 import io.nova.proto.v1.Internal;
 import io.nova.proto.v1.InvalidArgument;
 import io.nova.proto.v1.NotFound;
+import io.nova.proto.v1.ProducerSequenceRejected;
 import io.nova.proto.v1.ResourceExhausted;
 import io.nova.proto.v1.SequenceMismatch;
 import io.nova.proto.v1.StreamPosition;
@@ -37,6 +38,29 @@ public final class Errors {
         .setMessage("the fencing token presented does not match the stream's (" + installed
             + "); nothing was appended. Present the installed token, or Fence a new one to take over")
         .setFencedOut(FencedOut.newBuilder().setInstalledToken(installedToken))
+        .build();
+  }
+
+  /**
+   * FAILED_PRECONDITION: an idempotent batch numbered {@code batchSeq} cannot be appended or deduplicated;
+   * the stream expects {@code expectedBatchSeq} next from this producer (0 when it remembers none).
+   */
+  public static ErrorDetail producerSequenceRejected(ProducerSequenceRejected.Reason reason, long batchSeq,
+      long expectedBatchSeq) {
+    String why = switch (reason) {
+      case GAP -> "is ahead of the next expected batch " + expectedBatchSeq + " (earlier batches are missing: "
+          + "number batches densely from 0); start a new producer id";
+      case TOO_OLD -> "is older than the batches the stream remembers for this producer (next expected: "
+          + expectedBatchSeq + "), so whether it landed is unknown: read the stream back to decide, then "
+          + "continue with a new producer id";
+      case UNKNOWN_PRODUCER -> "is not 0 and the stream remembers nothing of this producer (new, or forgotten as"
+          + " least recently used): read the stream back to decide, then continue with a new producer id";
+      default -> throw new IllegalArgumentException("no reason: " + reason);
+    };
+    return ErrorDetail.newBuilder()
+        .setMessage("producer_batch_seq " + Long.toUnsignedString(batchSeq) + " " + why + "; nothing was appended")
+        .setProducerSequenceRejected(ProducerSequenceRejected.newBuilder().setReason(reason)
+            .setBatchSeq(batchSeq).setExpectedBatchSeq(expectedBatchSeq))
         .build();
   }
 

@@ -50,6 +50,24 @@ public final class Limits {
    * 2 MiB appender buffer the cluster configures.
    */
   public static final int COMMAND_SERIALIZED_BYTES_MAX = 3 << 19;
+  /** Exact length of an idempotent producer's id ({@code producer_id}), in bytes: 128 random bits, a UUID. */
+  public static final int PRODUCER_ID_BYTES = 16;
+  /**
+   * How many of an idempotent producer's latest batches a stream remembers the acks of (5): a resend of
+   * any of them is answered with its original ack. An idempotent Producer keeps at most this many
+   * batches in flight, so every batch it may resend after a reconnect is still remembered. Kafka uses 5
+   * for the same reason; more costs state-write bytes on every append for no gain at today's defaults.
+   */
+  public static final int PRODUCER_WINDOW_BATCHES = 5;
+  /**
+   * How many idempotent producers one stream remembers (32). When a new producer would exceed it, the
+   * one whose newest batch landed earliest (lowest seq_num, i.e. least recently admitted) is forgotten:
+   * the choice depends only on the log, so every replica evicts the same one. The windows are stored
+   * inside the stream's state, which is rewritten on every append (about 200 bytes per producer), so the
+   * bound keeps that write small while covering many concurrent writers; a forgotten producer that
+   * resends gets a definite UNKNOWN_PRODUCER refusal, never a duplicate.
+   */
+  public static final int PRODUCERS_PER_STREAM_MAX = 32;
 
   private Limits() {}
 
@@ -84,10 +102,28 @@ public final class Limits {
   /** Checks {@code input} as {@link #appendInputError} does and measures its records in the same walk. */
   public static BatchMeasure measureAppendInput(AppendInput input) {
     BatchMeasure records = measureRecords(input.getRecordsList());
-    if (records.error().isPresent() || !input.hasFencingToken()) {
+    if (records.error().isPresent()) {
+      return records;
+    }
+    Optional<ErrorDetail> producer = input.hasProducerId() ? producerIdError(input.getProducerId().size())
+        : Optional.empty();
+    if (producer.isPresent()) {
+      return BatchMeasure.invalid(producer.get());
+    }
+    if (!input.hasFencingToken()) {
       return records;
     }
     return fencingTokenError(input.getFencingToken()).map(BatchMeasure::invalid).orElse(records);
+  }
+
+  /** Checks that a {@code producer_id} of {@code bytes} bytes is exactly {@value #PRODUCER_ID_BYTES} bytes. */
+  public static Optional<ErrorDetail> producerIdError(int bytes) {
+    if (bytes == PRODUCER_ID_BYTES) {
+      return Optional.empty();
+    }
+    return Optional.of(Errors.invalidArgument("producer_id", "exactly " + PRODUCER_ID_BYTES + " bytes",
+        "the producer id (producer_id) is " + bytes + " bytes; it must be exactly " + PRODUCER_ID_BYTES
+            + " random bytes (e.g. a UUID's): generate one per producer, or leave it unset for a plain append"));
   }
 
   /**

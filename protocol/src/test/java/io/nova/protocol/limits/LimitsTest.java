@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Proves the metering formula and every size limit at and past its edge. */
+/** Proves the metering formula and every size limit (and the producer id's length) at and past its edge. */
 class LimitsTest {
   private static AppendRecord body(int bytes) {
     return AppendRecord.newBuilder().setBody(ByteString.copyFrom(new byte[bytes])).build();
@@ -45,7 +45,10 @@ class LimitsTest {
         Arguments.of(AppendInput.newBuilder().addAllRecords(Collections.nCopies(1000, body(0))).build(), null),
         Arguments.of(AppendInput.newBuilder().addAllRecords(Collections.nCopies(1001, body(0))).build(), "records"),
         Arguments.of(batch(body(1)).toBuilder().setFencingToken("x".repeat(36)).build(), null),
-        Arguments.of(batch(body(1)).toBuilder().setFencingToken("é".repeat(19)).build(), "fencing_token"));
+        Arguments.of(batch(body(1)).toBuilder().setFencingToken("é".repeat(19)).build(), "fencing_token"),
+        Arguments.of(batch(body(1)).toBuilder().setProducerId(ByteString.copyFrom(new byte[16])).build(), null),
+        Arguments.of(batch(body(1)).toBuilder().setProducerId(ByteString.copyFrom(new byte[15])).build(), "producer_id"),
+        Arguments.of(batch(body(1)).toBuilder().setProducerId(ByteString.EMPTY).build(), "producer_id"));
   }
 
   @ParameterizedTest

@@ -7,7 +7,6 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.StreamPosition;
 import io.nova.protocol.errors.Errors;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * Admission at the assignment cursor: the leader-side decision, taken serially in log order, whether a
@@ -19,6 +18,11 @@ import java.util.Optional;
  * cursor position may include entries that are never committed. Because the applied tail can lag the
  * cursor, a writer retrying with the reported tail during a burst can miss again; it never falsely
  * succeeds.
+ *
+ * <p>An idempotent resend whose original is remembered is admitted without moving the cursor: it enters
+ * the log, and apply answers it with the original ack and appends nothing. Its window at apply is the
+ * cursor's window at its admission (the entries between are the same, in the same order), so admission
+ * and apply classify it alike.
  */
 public final class Admission {
   private Admission() {}
@@ -77,13 +81,20 @@ public final class Admission {
 
   private static Decision admitAppend(StreamState cursorState, StreamState appliedState, AppendCommand append) {
     StreamPosition committedTail = appliedState != null ? appliedState.tail() : StreamPosition.getDefaultInstance();
-    Optional<ErrorDetail> failed = AppendChecks.refusal(cursorState, append, committedTail);
-    if (failed.isPresent()) {
-      return new Rejected(failed.get());
+    AppendChecks.Outcome outcome = AppendChecks.check(cursorState, append, committedTail);
+    if (outcome instanceof AppendChecks.Refuse refused) {
+      return new Rejected(refused.error());
+    }
+    if (outcome instanceof AppendChecks.Deduplicate) {
+      // The resend enters the log without moving the cursor; apply answers it with the original ack,
+      // which is applied by then (it precedes the resend in the log), timestamps included.
+      return new Admitted(cursorState);
     }
     // Only seq_nums matter at the cursor; timestamps are assigned at apply.
     long next = cursorState.nextSeqNum() + append.getRecordsCount();
-    return new Admitted(cursorState.withTail(next, cursorState.lastTimestampMs()));
+    return new Admitted(AppendChecks.appended(cursorState, append,
+        StreamPosition.newBuilder().setSeqNum(cursorState.nextSeqNum()).build(),
+        StreamPosition.newBuilder().setSeqNum(next).build()));
   }
 
   private static Decision notFound(StreamState state, long streamId) {

@@ -6,7 +6,6 @@ import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
 import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.AppendRecord;
-import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamPosition;
 import io.nova.statemachine.internal.Invariants;
@@ -25,6 +24,9 @@ import java.util.Optional;
  * across failovers (see docs/design/sequencer.md, "Apply-time re-checks"), so a failure means admission
  * and apply diverged: it breaks an invariant ({@link IllegalStateException}), which stops the replica
  * rather than letting it persist or answer anything for the entry.
+ *
+ * <p>An idempotent resend of a remembered batch ({@code producer_id} set) appends nothing and is answered
+ * with the original ack, flagged {@code deduplicated}; the stream's state is unchanged.
  */
 public final class ShardApply {
   private ShardApply() {}
@@ -81,11 +83,16 @@ public final class ShardApply {
 
   private static Applied applyAppend(StreamState current, AppendCommand append) {
     StreamPosition tail = current != null ? current.tail() : StreamPosition.getDefaultInstance();
-    Optional<ErrorDetail> failed = AppendChecks.refusal(current, append, tail);
-    Invariants.check(failed.isEmpty(), "an append to stream %s (match_seq_num %s, token presented: %s) was "
-        + "admitted but fails at apply over %s with %s: admission and apply diverged", append.getStreamId(),
-        append.hasMatchSeqNum() ? append.getMatchSeqNum() : "none", append.hasFencingToken(), current,
-        failed.map(ErrorDetail::getKindCase).orElse(null));
+    AppendChecks.Outcome outcome = AppendChecks.check(current, append, tail);
+    Invariants.check(!(outcome instanceof AppendChecks.Refuse), "an append to stream %s (match_seq_num %s, token "
+        + "presented: %s, producer batch %s) was admitted but fails at apply over %s with %s: admission and apply "
+        + "diverged", append.getStreamId(), append.hasMatchSeqNum() ? append.getMatchSeqNum() : "none",
+        append.hasFencingToken(), append.hasProducerId() ? append.getProducerBatchSeq() : "none", current,
+        outcome instanceof AppendChecks.Refuse r ? r.error().getKindCase() : null);
+    if (outcome instanceof AppendChecks.Deduplicate duplicate) {
+      return new Applied(Optional.empty(), List.of(), false,
+          ShardResult.newBuilder().setAppendAck(duplicate.originalAck()).build());
+    }
     List<SequencedRecord> records = new ArrayList<>(append.getRecordsCount());
     long seqNum = current.nextSeqNum();
     long timestampMs = current.lastTimestampMs();
@@ -95,11 +102,11 @@ public final class ShardApply {
           .addAllHeaders(record.getHeadersList()).setBody(record.getBody()).build());
     }
     SequencedRecord first = records.get(0);
+    StreamPosition start = StreamPosition.newBuilder().setSeqNum(first.getSeqNum())
+        .setTimestamp(first.getTimestamp()).build();
     StreamPosition end = StreamPosition.newBuilder().setSeqNum(seqNum).setTimestamp(timestampMs).build();
-    AppendAck ack = AppendAck.newBuilder()
-        .setStart(StreamPosition.newBuilder().setSeqNum(first.getSeqNum()).setTimestamp(first.getTimestamp()))
-        .setEnd(end).setTail(end).build();
-    Applied applied = new Applied(Optional.of(current.withTail(seqNum, timestampMs)), records, false,
+    AppendAck ack = AppendAck.newBuilder().setStart(start).setEnd(end).setTail(end).build();
+    Applied applied = new Applied(Optional.of(AppendChecks.appended(current, append, start, end)), records, false,
         ShardResult.newBuilder().setAppendAck(ack).build());
     checkAssigned(current, applied);
     return applied;
@@ -123,7 +130,9 @@ public final class ShardApply {
       seqNum++;
       timestampMs = record.getTimestamp();
     }
-    StreamState expected = before.withTail(seqNum, timestampMs);
+    // The producer windows are the one other part an append changes (ProducerWindows checks its own rules).
+    StreamState expected = before.withTail(seqNum, timestampMs)
+        .withProducers(applied.state().map(StreamState::producers).orElse(before.producers()));
     Invariants.check(applied.state().equals(Optional.of(expected)), "stream %s: appended state %s, expected %s",
         before.streamId(), applied.state(), expected);
   }

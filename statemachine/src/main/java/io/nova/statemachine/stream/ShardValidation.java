@@ -25,6 +25,8 @@ public final class ShardValidation {
         return Limits.recordsError(command.getAppend().getRecordsList())
             .or(() -> command.getAppend().hasFencingToken()
                 ? Limits.fencingTokenError(command.getAppend().getFencingToken()) : Optional.empty())
+            .or(() -> command.getAppend().hasProducerId()
+                ? Limits.producerIdError(command.getAppend().getProducerId().size()) : Optional.empty())
             .or(() -> Limits.commandBytesError(serializedBytes));
       case FENCE:
         return Limits.fencingTokenError(command.getFence().getFencingToken());

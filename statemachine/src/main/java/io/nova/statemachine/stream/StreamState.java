@@ -17,14 +17,24 @@ import java.util.Objects;
  * @param fencingToken the installed fencing token, {@code ""} when none
  * @param createdAtMs creation time in ms since the epoch
  * @param deleted whether the stream was deleted (its id is never reused)
+ * @param producers what the stream remembers of its idempotent producers (persisted with the rest, so it
+ *     is in every snapshot); at the cursor it also holds admitted batches not yet applied, without timestamps
  */
 public record StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
-    String fencingToken, long createdAtMs, boolean deleted) {
+    String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers) {
 
   public StreamState {
     Objects.requireNonNull(basin, "basin");
     Objects.requireNonNull(stream, "stream");
     Objects.requireNonNull(fencingToken, "fencingToken");
+    Objects.requireNonNull(producers, "producers");
+  }
+
+  /** A state that remembers no idempotent producers. */
+  public StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+      String fencingToken, long createdAtMs, boolean deleted) {
+    this(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        ProducerWindows.EMPTY);
   }
 
   /** A new, empty, live stream. */
@@ -39,17 +49,26 @@ public record StreamState(long streamId, String basin, String stream, long nextS
 
   /** This state with the tail moved to {@code nextSeqNum} / {@code lastTimestampMs}. */
   public StreamState withTail(long nextSeqNum, long lastTimestampMs) {
-    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted);
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        producers);
+  }
+
+  /** This state with {@code windows} as its idempotent producers. */
+  public StreamState withProducers(ProducerWindows windows) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        windows);
   }
 
   /** This state with {@code token} installed ({@code ""} clears). */
   public StreamState withFencingToken(String token) {
-    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted);
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted,
+        producers);
   }
 
   /** This state marked deleted. */
   public StreamState asDeleted() {
-    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true);
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true,
+        producers);
   }
 
   /** The name used in NOT_FOUND errors: {@code basin/stream}, or {@code id N} when the names are unknown. */
@@ -63,12 +82,14 @@ public record StreamState(long streamId, String basin, String stream, long nextS
         .setStreamId(streamId).setBasin(basin).setStream(stream)
         .setNextSeqNum(nextSeqNum).setLastTimestamp(lastTimestampMs)
         .setFencingToken(fencingToken).setCreatedAtMs(createdAtMs).setDeleted(deleted)
+        .addAllProducers(producers.toProto())
         .build();
   }
 
   /** Reads the protobuf form. */
   public static StreamState fromProto(io.nova.proto.internal.StreamState proto) {
     return new StreamState(proto.getStreamId(), proto.getBasin(), proto.getStream(), proto.getNextSeqNum(),
-        proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted());
+        proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted(),
+        ProducerWindows.fromProto(proto.getProducersList()));
   }
 }

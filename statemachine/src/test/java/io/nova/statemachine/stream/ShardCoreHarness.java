@@ -2,11 +2,15 @@ package io.nova.statemachine.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import io.nova.proto.internal.AppendCommand;
 import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.ProducerSequenceRejected;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.protocol.limits.Limits;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -26,6 +30,14 @@ import java.util.Map;
 final class ShardCoreHarness {
   static final String[] TOKENS = {"", "a", "b"};
   static final int REPLICAS = 3;
+  /** The idempotent producers a history may use, as 16-byte ids. */
+  static final ByteString[] PRODUCERS = {producerId(1), producerId(2), producerId(3)};
+
+  static ByteString producerId(int n) {
+    byte[] id = new byte[Limits.PRODUCER_ID_BYTES];
+    id[0] = (byte) n;
+    return ByteString.copyFrom(id);
+  }
 
   /** One step of a history. Parameters are abstract and resolved when the step runs (see {@link Admit}). */
   sealed interface Step permits Admit, Apply, Failover, ReadyAgain {}
@@ -39,9 +51,17 @@ final class ShardCoreHarness {
    * @param matchDelta null for no {@code match_seq_num}, else the match is the cursor's position plus this
    * @param timestampOffsetsMs one per record: null for no client timestamp, else the arrival time plus this
    * @param clockStepMs how far the leader's clock moves before the command arrives (may be negative)
+   * @param producer null for a plain append, else an index in {@link #PRODUCERS}: an idempotent append
+   * @param batchDelta the batch number relative to the producer's next expected one at the cursor (0 is
+   *     the next; negative a resend or a forgotten one; positive a gap)
    */
   record Admit(long streamId, int kind, int token, Integer matchDelta, List<Integer> timestampOffsetsMs,
-      int clockStepMs) implements Step {}
+      int clockStepMs, Integer producer, int batchDelta) implements Step {
+    /** A step without idempotent producers. */
+    Admit(long streamId, int kind, int token, Integer matchDelta, List<Integer> timestampOffsetsMs, int clockStepMs) {
+      this(streamId, kind, token, matchDelta, timestampOffsetsMs, clockStepMs, null, 0);
+    }
+  }
 
   /** The next {@code count} unapplied entries commit and are applied on every replica. */
   record Apply(int count) implements Step {}
@@ -65,6 +85,10 @@ final class ShardCoreHarness {
     long next;
     long lastTs;
     String token = "";
+    /** Per remembered producer, the ack text of each batch it appended, batch 0 first. */
+    Map<ByteString, List<String>> producerAcks = new HashMap<>();
+    /** Remembered producers, least recently admitted first. */
+    List<ByteString> producerOrder = new ArrayList<>();
 
     Model copy() {
       Model m = new Model();
@@ -73,7 +97,41 @@ final class ShardCoreHarness {
       m.next = next;
       m.lastTs = lastTs;
       m.token = token;
+      producerAcks.forEach((id, acks) -> m.producerAcks.put(id, new ArrayList<>(acks)));
+      m.producerOrder = new ArrayList<>(producerOrder);
       return m;
+    }
+
+    /** The batch number this model expects next from {@code producer} (0 when it remembers none). */
+    long expectedBatch(ByteString producer) {
+      return producerAcks.getOrDefault(producer, List.of()).size();
+    }
+
+    /** The idempotence verdict in words: null to append, else the outcome text. */
+    private String producerVerdict(AppendCommand append) {
+      ByteString id = append.getProducerId();
+      long seq = append.getProducerBatchSeq();
+      List<String> acks = producerAcks.get(id);
+      if (acks == null) {
+        return seq == 0 ? null : "unknown:" + seq + ":0";
+      }
+      long expected = acks.size();
+      if (seq == expected) {
+        return null;
+      }
+      if (seq > expected) {
+        return "gap:" + seq + ":" + expected;
+      }
+      return seq >= expected - Limits.PRODUCER_WINDOW_BATCHES ? acks.get((int) seq) : "old:" + seq + ":" + expected;
+    }
+
+    private void remember(ByteString id, String ack) {
+      if (!producerAcks.containsKey(id) && producerOrder.size() >= Limits.PRODUCERS_PER_STREAM_MAX) {
+        producerAcks.remove(producerOrder.remove(0));
+      }
+      producerOrder.remove(id);
+      producerOrder.add(id);
+      producerAcks.computeIfAbsent(id, k -> new ArrayList<>()).add(ack);
     }
 
     /** Applies {@code command}; returns the outcome as text, with assigned (seq, ts) pairs for appends. */
@@ -106,17 +164,28 @@ final class ShardCoreHarness {
       if (!presented.equals(token)) {
         return "fenced:" + token;
       }
+      if (append.hasProducerId()) {
+        String verdict = producerVerdict(append);
+        if (verdict != null) {
+          return verdict;
+        }
+      }
       if (append.hasMatchSeqNum() && append.getMatchSeqNum() != next) {
         return "mismatch:" + committedNext;
       }
       StringBuilder out = new StringBuilder("ok");
+      String start = null;
       for (AppendRecord record : append.getRecordsList()) {
         long ts = append.getArrivalMs();
         if (record.hasTimestamp() && record.getTimestamp() < ts) {
           ts = record.getTimestamp();
         }
         lastTs = Math.max(lastTs, ts);
+        start = start == null ? next + "@" + lastTs : start;
         out.append(' ').append(next++).append('@').append(lastTs);
+      }
+      if (append.hasProducerId()) {
+        remember(append.getProducerId(), "dup " + start + "-" + next + "@" + lastTs);
       }
       return out.toString();
     }
@@ -136,6 +205,8 @@ final class ShardCoreHarness {
   private int appliedAppends;
   private int rejections;
   private int failovers;
+  private int duplicatesTried;
+  private int deduplicated;
 
   ShardCoreHarness() {
     for (int i = 0; i < REPLICAS; i++) {
@@ -172,6 +243,7 @@ final class ShardCoreHarness {
       assertThat(state.lastTimestampMs()).isEqualTo(model.lastTs);
       assertThat(state.fencingToken()).isEqualTo(model.token);
       assertThat(state.deleted()).isEqualTo(model.deleted);
+      assertThat(state.producers().size()).as("producers remembered by %s", id).isEqualTo(model.producerOrder.size());
       if (!state.deleted()) {
         List<SequencedRecord> records = stored.getOrDefault(id, List.of());
         for (int i = 0; i < records.size(); i++) {
@@ -194,6 +266,16 @@ final class ShardCoreHarness {
     return failovers;
   }
 
+  /** Idempotent appends sent with a batch number below the producer's next. */
+  int duplicatesTried() {
+    return duplicatesTried;
+  }
+
+  /** Applied entries answered with an original ack (deduplicated resends). */
+  int deduplicated() {
+    return deduplicated;
+  }
+
   private void admit(Admit step) {
     clockMs += step.clockStepMs();
     Model cursorModel = cursorModel(step.streamId());
@@ -201,7 +283,8 @@ final class ShardCoreHarness {
     String expected = cursorModel.apply(command, modelOf(step.streamId()).next);
     Admission.Decision decision = replicas[leader].admit(term, applied.get(step.streamId()), command);
     if (decision instanceof Admission.Admitted) {
-      assertThat(expected).as("admitted %s", command).doesNotContain("fenced", "mismatch", "notfound");
+      assertThat(expected).as("admitted %s", command)
+          .doesNotContain("fenced", "mismatch", "notfound", "gap", "old", "unknown");
       pending.add(command);
     } else {
       assertThat(outcome(((Admission.Rejected) decision).error())).as("refused %s", command).isEqualTo(expected);
@@ -246,7 +329,15 @@ final class ShardCoreHarness {
         Long match = step.matchDelta() == null ? null : Math.max(0, cursor.next + step.matchDelta());
         Long[] timestamps = step.timestampOffsetsMs().stream()
             .map(offset -> offset == null ? null : Math.max(0, clockMs + offset)).toArray(Long[]::new);
-        return Commands.append(id, match, token, clockMs, timestamps);
+        ShardCommand append = Commands.append(id, match, token, clockMs, timestamps);
+        if (step.producer() == null) {
+          return append;
+        }
+        ByteString producer = PRODUCERS[Math.floorMod(step.producer(), PRODUCERS.length)];
+        long batch = Math.max(0, cursor.expectedBatch(producer) + step.batchDelta());
+        duplicatesTried += step.batchDelta() < 0 && batch < cursor.expectedBatch(producer) ? 1 : 0;
+        return append.toBuilder().setAppend(append.getAppend().toBuilder().setProducerId(producer)
+            .setProducerBatchSeq(batch)).build();
     }
   }
 
@@ -262,6 +353,7 @@ final class ShardCoreHarness {
     stored.computeIfAbsent(id, k -> new ArrayList<>()).addAll(result.records());
     result.state().ifPresent(state -> applied.put(id, state));
     appliedAppends += result.records().isEmpty() ? 0 : 1;
+    deduplicated += result.result().hasAppendAck() && result.result().getAppendAck().getDeduplicated() ? 1 : 0;
   }
 
   private void failover(Failover step) {
@@ -293,6 +385,16 @@ final class ShardCoreHarness {
     if (error.hasSequenceMismatch()) {
       return "mismatch:" + error.getSequenceMismatch().getTail().getSeqNum();
     }
+    if (error.hasProducerSequenceRejected()) {
+      ProducerSequenceRejected rejected = error.getProducerSequenceRejected();
+      String reason = switch (rejected.getReason()) {
+        case GAP -> "gap";
+        case TOO_OLD -> "old";
+        case UNKNOWN_PRODUCER -> "unknown";
+        default -> "reason?";
+      };
+      return reason + ":" + rejected.getBatchSeq() + ":" + rejected.getExpectedBatchSeq();
+    }
     return error.hasNotFound() ? "notfound" : "error:" + error;
   }
 
@@ -305,6 +407,14 @@ final class ShardCoreHarness {
       case FENCE_BOUNDARY:
         return "boundary:" + result.result().getFenceBoundary().getSeqNum();
       default:
+        AppendAck ack = result.result().getAppendAck();
+        if (ack.getDeduplicated()) {
+          assertThat(result.records()).as("a deduplicated resend appends nothing").isEmpty();
+          assertThat(result.state()).as("a deduplicated resend changes no state").isEmpty();
+          assertThat(ack.getTail()).isEqualTo(ack.getEnd());
+          return "dup " + ack.getStart().getSeqNum() + "@" + ack.getStart().getTimestamp() + "-"
+              + ack.getEnd().getSeqNum() + "@" + ack.getEnd().getTimestamp();
+        }
         StringBuilder out = new StringBuilder("ok");
         result.records().forEach(r -> out.append(' ').append(r.getSeqNum()).append('@').append(r.getTimestamp()));
         return out.toString();

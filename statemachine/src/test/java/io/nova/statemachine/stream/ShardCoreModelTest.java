@@ -2,6 +2,7 @@ package io.nova.statemachine.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nova.protocol.limits.Limits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -20,6 +21,21 @@ class ShardCoreModelTest {
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1, 2, 3, 42, 1234, 99991, 20240611, 7777777})
   void admissionAndApplyAgreeWithTheModel(long seed) {
+    run(seed, false);
+  }
+
+  /**
+   * The same with idempotent producers: resends of remembered batches are answered with their original
+   * ack and append nothing, gaps and forgotten batches are refused, across failovers.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {5, 8, 13, 2718, 31415, 8675309})
+  void idempotentAppendsAgreeWithTheModel(long seed) {
+    ShardCoreHarness harness = run(seed, true);
+    assertThat(harness.deduplicated()).as("the history exercised deduplicated resends").isGreaterThan(20);
+  }
+
+  private static ShardCoreHarness run(long seed, boolean idempotent) {
     SplittableRandom random = new SplittableRandom(seed);
     ShardCoreHarness harness = new ShardCoreHarness();
     long clockMs = 1000;
@@ -30,7 +46,7 @@ class ShardCoreModelTest {
       clockSinceAdmitMs += clockStepMs;
       int roll = random.nextInt(100);
       if (roll < 55) {
-        harness.run(randomAdmit(random, clockMs, clockSinceAdmitMs));
+        harness.run(randomAdmit(random, clockMs, clockSinceAdmitMs, idempotent));
         clockSinceAdmitMs = 0;
       } else if (roll < 94) {
         harness.run(new ShardCoreHarness.Apply(1));
@@ -42,12 +58,15 @@ class ShardCoreModelTest {
       }
     }
     harness.drainAndCheck();
-    assertThat(harness.appliedAppends()).as("the history exercised appends").isGreaterThan(100);
+    // Idempotent histories spend many appends on resends and refused numbers.
+    assertThat(harness.appliedAppends()).as("the history exercised appends").isGreaterThan(idempotent ? 60 : 100);
     assertThat(harness.rejections()).as("the history exercised refusals").isGreaterThan(50);
     assertThat(harness.failovers()).as("the history exercised failovers").isGreaterThan(20);
+    return harness;
   }
 
-  private static ShardCoreHarness.Admit randomAdmit(SplittableRandom random, long clockMs, int clockStepMs) {
+  private static ShardCoreHarness.Admit randomAdmit(SplittableRandom random, long clockMs, int clockStepMs,
+      boolean idempotent) {
     // Deleted ids never come back, so new ids keep entering the window as the history grows.
     long id = 1 + random.nextInt(4) + clockMs / 8000;
     int roll = random.nextInt(100);
@@ -60,6 +79,13 @@ class ShardCoreModelTest {
     for (int i = 1 + random.nextInt(4); i > 0; i--) {
       timestamps.add(random.nextBoolean() ? null : random.nextInt(-50, 50));
     }
-    return new ShardCoreHarness.Admit(id, kind, token, matchDelta, timestamps, clockStepMs);
+    if (!idempotent || random.nextInt(4) == 0) {
+      return new ShardCoreHarness.Admit(id, kind, token, matchDelta, timestamps, clockStepMs);
+    }
+    // Mostly the next batch, often a resend of one of the last few, sometimes forgotten or a gap.
+    int batchRoll = random.nextInt(10);
+    int batchDelta = batchRoll < 5 ? 0 : batchRoll < 9 ? -random.nextInt(1, Limits.PRODUCER_WINDOW_BATCHES + 3) : 1;
+    return new ShardCoreHarness.Admit(id, kind, token, matchDelta, timestamps, clockStepMs,
+        random.nextInt(ShardCoreHarness.PRODUCERS.length), batchDelta);
   }
 }

@@ -5,6 +5,7 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.longs;
 
+import io.nova.protocol.limits.Limits;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.api.Pair;
@@ -32,6 +33,15 @@ class ShardCorePropertiesTest {
   @Test
   void failoversNeverTripApply() {
     qt().withExamples(200).forAll(lists().of(steps(25)).ofSizeBetween(5, 60)).checkAssert(this::runHistory);
+  }
+
+  /**
+   * The same with idempotent producers: a resend of any remembered batch is answered with its original
+   * ack (timestamps included) and appends nothing; gaps and forgotten numbers are refused, never appended.
+   */
+  @Test
+  void idempotentResendsAgreeWithTheModel() {
+    qt().withExamples(300).forAll(lists().of(idempotentSteps()).ofSizeBetween(0, 80)).checkAssert(this::runHistory);
   }
 
   private void runHistory(List<ShardCoreHarness.Step> history) {
@@ -70,6 +80,22 @@ class ShardCorePropertiesTest {
     Gen<Pair<Long, Integer>> streamAndKind = streamIds.zip(kinds(), Pair::of);
     return streamAndKind.zip(tokens, matchDeltas(), timestamps, clockSteps,
         (sk, token, match, ts, clock) -> new ShardCoreHarness.Admit(sk._1, sk._2, token, match, ts, clock));
+  }
+
+  private static Gen<ShardCoreHarness.Step> idempotentSteps() {
+    Gen<Integer> batchDeltas = Generate.frequency(List.of(Pair.of(5, Generate.constant(0)),
+        Pair.of(4, integers().between(-(Limits.PRODUCER_WINDOW_BATCHES + 2), -1)), Pair.of(1, Generate.constant(1))));
+    Gen<ShardCoreHarness.Step> idempotentAdmits = admits().zip(integers().between(0, 2), batchDeltas,
+        (step, producer, delta) -> {
+          ShardCoreHarness.Admit a = (ShardCoreHarness.Admit) step;
+          return new ShardCoreHarness.Admit(a.streamId(), a.kind(), a.token(), a.matchDelta(),
+              a.timestampOffsetsMs(), a.clockStepMs(), producer, delta);
+        });
+    return Generate.frequency(List.of(
+        Pair.of(50, idempotentAdmits),
+        Pair.of(35, integers().between(1, 4).map(count -> (ShardCoreHarness.Step) new ShardCoreHarness.Apply(count))),
+        Pair.of(3, Generate.constant((ShardCoreHarness.Step) new ShardCoreHarness.ReadyAgain())),
+        Pair.of(8, failovers())));
   }
 
   private static Gen<ShardCoreHarness.Step> failovers() {
