@@ -79,6 +79,7 @@ public final class GroupClients implements AutoCloseable {
   private final long writeAdmissionMarginMs;
   private final List<PeerMovingClient> writeClients = new ArrayList<>();
   private final List<PeerMovingClient> readClients = new ArrayList<>();
+  private final LeaderFollower leaderFollower;
 
   /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
@@ -100,6 +101,17 @@ public final class GroupClients implements AutoCloseable {
    *     ({@code System::nanoTime} outside tests)
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
+    this(layout, tuning, clock, nanoTime, LocalLeaders.NONE);
+  }
+
+  /**
+   * As {@link #GroupClients(ClusterLayout, NodeTuning, Clock, LongSupplier)}, with the clients moved to
+   * each group's new leader as soon as {@code localLeaders} (this node's own replicas) learn of it
+   * ({@link LeaderFollower}), so a paused or partitioned leader stalls writes for about one election,
+   * not until its requests time out.
+   */
+  public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime,
+      LocalLeaders localLeaders) {
     this.layout = layout;
     this.clock = clock;
     this.nanoTime = nanoTime;
@@ -110,7 +122,8 @@ public final class GroupClients implements AutoCloseable {
     long retireDelayMs = tuning.retiredClientCloseDelayMs();
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(new PeerMovingClient(spec, retireDelayMs,
-          firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer)));
+          firstPeer -> newClient(spec, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
+              firstPeer)));
       readClients.add(new PeerMovingClient(spec, retireDelayMs, firstPeer -> {
         RaftProperties reads = RaftTuning.clientProperties();
         if (!spec.isMeta()) {
@@ -121,6 +134,12 @@ public final class GroupClients implements AutoCloseable {
         return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer);
       }));
     }
+    List<List<PeerMovingClient>> followed = new ArrayList<>();
+    for (int i = 0; i < writeClients.size(); i++) {
+      followed.add(List.of(writeClients.get(i), readClients.get(i)));
+    }
+    this.leaderFollower = localLeaders == LocalLeaders.NONE ? null
+        : new LeaderFollower(layout.allGroups(), localLeaders, followed);
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
@@ -285,10 +304,10 @@ public final class GroupClients implements AutoCloseable {
         }
         GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
         if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
-            && WriteRetryPolicy.endedUnanswered(e)) {
-          // No answer: a stalled leader may still hold the request and admit it until the deadline it
-          // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
-          // land after its next write.
+            && (WriteRetryPolicy.endedUnanswered(e) || attempts.mayStillBeQueued())) {
+          // Some attempt got no answer: a stalled leader may still hold that copy and admit it until the
+          // deadline it carries. The caller must not hear "unknown" (and write again) before then, or
+          // that copy could land after its next write.
           deadline.awaitCallerDeadline();
         }
         throw failure;
@@ -352,6 +371,9 @@ public final class GroupClients implements AutoCloseable {
 
   @Override
   public void close() {
+    if (leaderFollower != null) {
+      leaderFollower.close();
+    }
     writeClients.forEach(PeerMovingClient::close);
     readClients.forEach(PeerMovingClient::close);
   }
