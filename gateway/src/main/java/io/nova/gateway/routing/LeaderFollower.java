@@ -3,6 +3,7 @@ package io.nova.gateway.routing;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.protocol.logging.LogContext;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,6 +42,8 @@ final class LeaderFollower implements AutoCloseable {
   /** The newest term each group's clients were moved for. Invariant: only touched by the poll thread. */
   private final long[] followedTerm;
   private final ScheduledExecutorService poller;
+  /** The log context of the node that built this (its id), for the poll thread's lines. */
+  private final Map<String, String> logContext = LogContext.capture();
 
   LeaderFollower(List<GroupSpec> groups, LocalLeaders leaders, List<List<PeerMovingClient>> clients) {
     this.groups = List.copyOf(groups);
@@ -56,20 +59,27 @@ final class LeaderFollower implements AutoCloseable {
   }
 
   private void pollOnce() {
-    for (int i = 0; i < groups.size(); i++) {
-      try {
-        Optional<LocalLeaders.Leadership> known = leaders.leadership(groups.get(i));
-        if (known.isPresent() && known.get().term() > followedTerm[i]) {
-          followedTerm[i] = known.get().term();
-          for (PeerMovingClient c : clients.get(i)) {
-            c.followLeader(known.get().leader());
-          }
+    try (LogContext.Scope ignored = LogContext.enter(logContext)) {
+      for (int i = 0; i < groups.size(); i++) {
+        follow(i);
+      }
+    }
+  }
+
+  /** Moves group {@code i}'s clients when its local replica names a leader in a newer term. */
+  private void follow(int i) {
+    try {
+      Optional<LocalLeaders.Leadership> known = leaders.leadership(groups.get(i));
+      if (known.isPresent() && known.get().term() > followedTerm[i]) {
+        followedTerm[i] = known.get().term();
+        for (PeerMovingClient c : clients.get(i)) {
+          c.followLeader(known.get().leader());
         }
-      } catch (RuntimeException e) {
-        // One group's failure must not stop the others from being followed (the executor would cancel).
-        try (LogContext.Scope ignored = LogContext.enterGroup(groups.get(i).name())) {
-          LOG.warn("could not follow the leader of group {}", groups.get(i).name(), e);
-        }
+      }
+    } catch (RuntimeException e) {
+      // One group's failure must not stop the others from being followed (the executor would cancel).
+      try (LogContext.Scope ignored = LogContext.enterGroup(groups.get(i).name())) {
+        LOG.warn("could not follow the leader of group {}", groups.get(i).name(), e);
       }
     }
   }
