@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PauseProbe implements AutoCloseable {
 
   static final long FIRST_COMMIT_AFTER_ELECTION_MS_MAX = 1500;
-  static final String INVARIANT = "pause: first commit within 1.5 s of the new leader's election";
   private static final long POLL_MS = 50;
   private static final int APPENDS_MAX = 20_000;
 
