@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * client is closed {@code retireDelayMs} later ({@code NodeTuning.retiredClientCloseDelayMs}) so calls
  * still in flight on it can finish.
  *
- * {@link #followLeader} moves it the same way to a group's newly elected leader.
+ * {@link #followLeader} moves it the same way to a group's newly elected leader (write clients).
  *
  * <p>Thread-safe: concurrent failures of the same client move it once.
  */
