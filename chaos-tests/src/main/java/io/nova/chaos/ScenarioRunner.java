@@ -78,6 +78,9 @@ public final class ScenarioRunner {
   private final Path dir;
   private final SplittableRandom random;
   private final List<String> groups = new ArrayList<>();
+  /** PAUSE_LEADER only: a stream of each group that the workload does not use, for {@link PauseProbe}. */
+  private final Map<String, StreamAddress> probeStreams = new HashMap<>();
+  private final List<PauseProbe.Measurement> pauses = new ArrayList<>();
   private final AtomicInteger leaderChanges = new AtomicInteger();
   private int faults;
   private int rollingNext;
@@ -144,6 +147,12 @@ public final class ScenarioRunner {
         Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced);
         phases.lap("readback");
         verdict = new Checker().check(history, finals, new Checker.Recovery(leaderMs, appendMs));
+        for (PauseProbe.Measurement m : pauses) {
+          // Reported, not yet an anomaly: one trial run under heavy machine load saw a pause (of the node
+          // leading meta and the probed shard) with no probe commit before the resume; until that is
+          // understood, a failing check here would fail CI on timing alone (docs/testing.md).
+          LOG.info("pause probe ({}): {}", m.ok() ? "within bound" : "OUT OF BOUND", m);
+        }
         phases.lap("check");
       } finally {
         cluster.saveLogs(dir.resolve("logs"));
@@ -180,6 +189,21 @@ public final class ScenarioRunner {
       }
       for (String s : FENCED_STREAMS) {
         fenced.add(create(c, s));
+      }
+      if (scenario == Scenario.PAUSE_LEADER) {
+        createProbeStreams(c);
+      }
+    }
+  }
+
+  /** Creates streams until each workload group hosts one for {@link PauseProbe}, bounded. */
+  private void createProbeStreams(NovaClient c) {
+    for (int i = 0; i < 4 * SHARD_COUNT && probeStreams.size() < groups.size(); i++) {
+      StreamAddress a = new StreamAddress(BASIN, "pause-probe-" + i);
+      retry(() -> c.createStream(a));
+      String group = "shard-" + c.getStream(a).shard();
+      if (groups.contains(group)) {
+        probeStreams.putIfAbsent(group, a);
       }
     }
   }
@@ -276,11 +300,7 @@ public final class ScenarioRunner {
         hold(FAULT_HOLD);
         cluster.healAll();
       }
-      case PAUSE_LEADER -> {
-        cluster.pause(leader.get());
-        hold(Duration.ofMillis(2 * 2 * ELECTION_TIMEOUT_MS + 500)); // > twice the longest timeout
-        cluster.healAll();
-      }
+      case PAUSE_LEADER -> pauseLeader(cluster, group, leader.get());
       case PARTITION_LEADER -> {
         List<String> rest = new ArrayList<>(all);
         rest.remove(leader.get());
@@ -324,6 +344,28 @@ public final class ScenarioRunner {
       default -> throw new IllegalStateException("unhandled scenario " + scenario);
     }
     faults++;
+  }
+
+  /**
+   * Freezes {@code leader} for more than twice the longest election timeout, with a {@link PauseProbe}
+   * measuring how soon after the new leader's election writes through the other nodes commit.
+   */
+  private void pauseLeader(ChaosCluster cluster, String group, String leader) throws Exception {
+    long holdNs = Duration.ofMillis(2 * 2 * ELECTION_TIMEOUT_MS + 500).toNanos(); // > twice the longest timeout
+    StreamAddress probeStream = probeStreams.get(group);
+    String others = String.join(",", cluster.nodes().stream().filter(n -> !n.id().equals(leader))
+        .map(ChaosCluster.Node::endpoint).toList());
+    try (PauseProbe probe = probeStream == null ? null : new PauseProbe(group, leader, others, probeStream)) {
+      cluster.pause(leader);
+      long pausedNs = System.nanoTime();
+      long electedNs = probe == null ? -1 : probe.awaitNewLeader(pausedNs + holdNs);
+      sleepUntil(pausedNs + holdNs);
+      long resumedNs = System.nanoTime();
+      cluster.healAll();
+      if (electedNs >= 0) {
+        pauses.add(probe.finish(electedNs, resumedNs));
+      }
+    }
   }
 
   private static List<String> followers(List<String> replicas, String leader) {

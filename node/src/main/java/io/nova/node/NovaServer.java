@@ -19,6 +19,7 @@ import io.nova.gateway.tls.ApiTls;
 import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.routing.GroupClients;
+import io.nova.gateway.routing.LocalLeaders;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -35,6 +37,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,7 +119,7 @@ public final class NovaServer implements AutoCloseable {
   private static NovaServer startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
       LongSupplier nanoTime) throws IOException {
     NovaNode node = NovaNode.start(config, tuning, clock);
-    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime,
+    GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime, localLeaders(node),
         () -> RaftTls.clientParameters(node.tls().raft()));
     ApiTls apiTls = ApiTls.of(node.tls());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
@@ -189,6 +193,19 @@ public final class NovaServer implements AutoCloseable {
   }
 
   /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */
+  /** What this node's own replicas know of each group's leader (moves the gateway's clients there). */
+  private static LocalLeaders localLeaders(NovaNode node) {
+    return spec -> node.division(spec).flatMap(d -> {
+      DivisionInfo info = d.getInfo();
+      // The term is read on both sides of the leader: a leader read across a term change is not trusted
+      // (it could be the old term's), the next poll asks again.
+      long term = info.getCurrentTerm();
+      RaftPeerId leader = info.getLeaderId();
+      return leader == null || info.getCurrentTerm() != term ? Optional.empty()
+          : Optional.of(new LocalLeaders.Leadership(leader, term));
+    });
+  }
+
   private static ExecutorService rpcExecutor(String nodeId, NodeTuning tuning) {
     ThreadPoolExecutor executor = new ThreadPoolExecutor(tuning.rpcThreadsMax(), tuning.rpcThreadsMax(),
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(tuning.rpcQueuedCallsMax()),

@@ -112,6 +112,18 @@ final class ProcessCluster implements AutoCloseable {
     return victim.exitValue();
   }
 
+  /**
+   * Sends {@code signal} ({@code STOP} pauses, {@code CONT} resumes) to one node process by its PID, as
+   * {@code kill -STOP} does; a paused node keeps its sockets open and answers nothing.
+   */
+  void signal(String nodeId, String signal) throws IOException, InterruptedException {
+    long pid = processes.get(nodeId).pid();
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + pid + " (" + nodeId + ") failed");
+    }
+  }
+
   /** Creates {@code basin}, waiting (bounded) for the cluster to answer. */
   static void awaitBasin(NovaClient client, String basin) {
     Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.server.GrpcServices;
@@ -35,6 +36,18 @@ public final class RaftTuning {
   /** How long a client-side write waits for a leader to appear before answering UNAVAILABLE. */
   public static final TimeDuration LEADER_WAIT_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
   public static final int LEADER_WAIT_ATTEMPTS_MAX = 80;
+
+  /**
+   * How long one attempt of a gateway write waits for its leader's answer before Ratis' client resends
+   * it, same call id, to another peer ({@link WriteRetryPolicy}); the write as a whole still has its
+   * caller's deadline. Ratis' 3 s default let a paused leader hold every write for 3 s after its
+   * successor was elected; at 500 ms a write loses about that plus a redirect beyond the election
+   * (PauseLeaderProcessTest measured up to 1.47 s at 750 ms on a loaded machine, too close to its
+   * 1.5 s bound), while a commit under load (tens of ms, a few hundred at worst on a busy 2-core machine)
+   * rarely reaches it, and one that does is only resent (the leader's retry cache answers the copy with
+   * the original).
+   */
+  public static final TimeDuration WRITE_ATTEMPT_TIMEOUT = TimeDuration.valueOf(500, TimeUnit.MILLISECONDS);
 
   /** The largest log segment file (at the default snapshot interval and above). */
   public static final long SEGMENT_BYTES_MAX = 32L << 20;
@@ -107,6 +120,13 @@ public final class RaftTuning {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(GRPC_MESSAGE_BYTES_MAX));
+    return p;
+  }
+
+  /** Properties for the gateway's write clients: {@link #WRITE_ATTEMPT_TIMEOUT} per attempt. */
+  public static RaftProperties writeClientProperties() {
+    RaftProperties p = clientProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, WRITE_ATTEMPT_TIMEOUT);
     return p;
   }
 

@@ -13,22 +13,45 @@ import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * Retries a write only after an answer that proves <em>that attempt</em> was not appended: the contacted
- * peer is not the leader, the leader is not ready yet or is stepping down, or no connection could be
- * opened. Any other failure (a timeout, a connection lost after sending) may have appended the entry, so
- * it is surfaced to the caller as "may have taken effect" instead: retrying a plain append there could
- * duplicate it, and retrying a conditional one would report a miss for an append that in fact landed.
+ * Resubmits a failed write attempt, with the same client id and call id, until it is answered, its
+ * attempts run out, or its caller's deadline is near; and records what the failed attempts prove about
+ * whether the write may have been appended.
  *
- * <p>Retrying after "not the leader" is safe, but that answer does not prove the write was never
- * appended: a leader that steps down (a SIGTERM, a lost election) answers its <em>pending</em> requests,
- * already in its log and possibly replicated, with the same "not the leader". The resubmission carries
- * the same call id, so once it reaches the next ready leader, Ratis' retry cache answers with the
- * original's result if it was committed. When the attempts stop before that, the outcome is unknown:
- * {@link Attempts#mayHaveAppended()} says so (the chaos suite found writes reported as definitely
- * failed that had landed; docs/testing.md, anomaly 5).
+ * <h2>Why every resubmission is safe</h2>
+ * Ratis' client resends an attempt with the <em>same</em> call id, so the servers' retry cache (keyed by
+ * client id and call id, filled on every replica as entries are applied) recognises a copy:
+ * <ul>
+ *   <li>A copy that reaches the same leader while the original is still pending waits for the
+ *       original's result; one that arrives after it was applied gets the original's reply.
+ *   <li>A copy that reaches a new leader is admitted only once that leader is ready (Ratis answers
+ *       "leader not ready" until the leader's first entry of its term is applied). If the original is in
+ *       the new leader's log, it sits before that first entry, so it has been committed and applied,
+ *       and the copy is answered from the retry cache. If it is not, the original can never commit: it
+ *       carries the older term T, a majority already holds the new leader's entry of term T' > T, so no
+ *       node whose log ends in term T can be elected again, and every later leader's log agrees with
+ *       the new leader's up to that entry, which does not contain the original. Either way exactly one
+ *       copy takes effect, and the reply the caller gets is that copy's.
+ * </ul>
+ * This covers the failures that used to end a write as "unknown": a request timeout (a leader paused by
+ * SIGSTOP, partitioned away, or slow) and a connection lost after sending (a leader killed). Resending
+ * them, with a short per-attempt timeout ({@link RaftTuning#WRITE_ATTEMPT_TIMEOUT}), is what lets a
+ * write sent to a paused leader commit on its successor within about a second of that one's election,
+ * instead of failing after the pause (issue #8).
+ * The cache's limits bound the argument: it is in memory, per server, for 60 s (far longer than any
+ * write's deadline), and a replica that caught up from a snapshot instead of the log has no entry for
+ * the writes inside the snapshot; the same holds for resubmissions after "not the leader".
  *
- * <p>A write is also never resubmitted once its caller's deadline has passed ({@link #withDeadline}):
- * the caller may have retried elsewhere by then, and a late copy of an earlier command landing after a
+ * <h2>What stays unknown</h2>
+ * When the attempts stop without an answer, the outcome is unknown unless every failed attempt proves
+ * it was never appended: {@link Attempts#mayHaveAppended()}. A leader that steps down answers its
+ * pending requests, already in its log and possibly replicated, with "not the leader", so even that
+ * answer does not prove the write absent (the chaos suite found writes reported as definitely failed
+ * that had landed; docs/testing.md, anomaly 5). {@link Attempts#mayStillBeQueued()} says whether some
+ * attempt got no answer at all, so that a stalled leader may still hold it: the caller then must not
+ * hear "unknown" before its deadline (docs/adr/0010-deadline-at-admission.md).
+ *
+ * <p>A write is never resubmitted once its caller's deadline has passed ({@link #withDeadline}): the
+ * caller may have retried elsewhere by then, and a late copy of an earlier command landing after a
  * later one would reorder them — for a Fence, that would reinstall an older token. (The group's leader
  * also refuses, at admission, any copy that arrives after the deadline carried in the entry; see
  * docs/adr/0010-deadline-at-admission.md. This policy only avoids sending copies that would be refused.)
@@ -59,6 +82,7 @@ public final class WriteRetryPolicy implements RetryPolicy {
    */
   public static final class Attempts {
     private boolean mayHaveAppended;
+    private boolean mayStillBeQueued;
 
     /**
      * Whether some failed attempt may have been appended to the log: it ended with anything but a
@@ -66,6 +90,15 @@ public final class WriteRetryPolicy implements RetryPolicy {
      */
     public boolean mayHaveAppended() {
       return mayHaveAppended;
+    }
+
+    /**
+     * Whether some failed attempt ended with no answer from a server (a request timeout, a lost
+     * connection): the peer may be stalled with that copy queued and admit it later, up to the deadline
+     * the entry carries. False when every failure was a server's answer or a refused connection.
+     */
+    public boolean mayStillBeQueued() {
+      return mayStillBeQueued;
     }
   }
 
@@ -110,8 +143,12 @@ public final class WriteRetryPolicy implements RetryPolicy {
     if (call != null && !provesNeverAppended(event.getCause())) {
       call.attempts().mayHaveAppended = true;
     }
-    if (event.getAttemptCount() >= attemptsMax || !provesNotAppended(event.getCause())
-        || pastDeadlineAfter(call, sleep.toLong(TimeUnit.NANOSECONDS))) {
+    if (call != null && !provesNotAppended(event.getCause())) {
+      call.attempts().mayStillBeQueued = true;
+    }
+    // Any failure Ratis' client hands the policy may be resent: the copy has the same call id (see the
+    // class comment). Only the count and the deadline stop it.
+    if (event.getAttemptCount() >= attemptsMax || pastDeadlineAfter(call, sleep.toLong(TimeUnit.NANOSECONDS))) {
       return NO_RETRY_ACTION;
     }
     return () -> sleep;
@@ -122,8 +159,8 @@ public final class WriteRetryPolicy implements RetryPolicy {
   }
 
   /**
-   * Whether {@code failure} proves that the attempt it ended was not appended by the peer it reached,
-   * so that resubmitting it (same call id) is safe. See the class comment: "not the leader" qualifies,
+   * Whether {@code failure} is a server's answer (or a refused connection) proving that the attempt it
+   * ended was not appended by the peer it reached. See the class comment: "not the leader" qualifies,
    * yet the attempt may have been appended by a leader that stepped down. A peer without a copy of the
    * group ({@link GroupMismatchException}) appended nothing either; Ratis ends the call there without
    * asking this policy, and the gateway moves its client to another peer.

@@ -17,9 +17,11 @@ import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Proves that a write is resubmitted only after a failure that proves it was not appended, and never
- * once its caller's deadline has passed (a late copy of a Fence could otherwise reinstall an old token),
- * and that a write whose attempts met "not the leader" is not reported as definitely not appended.
+ * Proves that a failed write attempt is resubmitted (same call id) after any failure, a request timeout
+ * included, until its attempts run out, and never once its caller's deadline has passed (a late copy of
+ * a Fence could otherwise reinstall an old token); that a write whose attempts met "not the leader" is
+ * not reported as definitely not appended; and that an unanswered attempt is remembered as possibly
+ * still queued.
  */
 class WriteRetryPolicyTest {
 
@@ -43,11 +45,34 @@ class WriteRetryPolicyTest {
   }
 
   @Test
-  void retriesOnlyFailuresThatProveNothingWasAppended() {
+  void resendsAfterAnyFailureUntilTheAttemptsRunOut() {
     assertThat(policy.handleAttemptFailure(failure(1, new IOException(new ConnectException()))).shouldRetry())
         .isTrue();
-    assertThat(policy.handleAttemptFailure(failure(1, new TimeoutIOException("slow"))).shouldRetry()).isFalse();
+    // A paused leader never answers: the copy sent to its successor carries the same call id.
+    assertThat(policy.handleAttemptFailure(failure(1, new TimeoutIOException("slow"))).shouldRetry()).isTrue();
+    assertThat(policy.handleAttemptFailure(failure(1, new IOException("Connection reset by peer"))).shouldRetry())
+        .isTrue();
     assertThat(policy.handleAttemptFailure(failure(5, new ConnectException())).shouldRetry()).isFalse();
+    assertThat(policy.handleAttemptFailure(failure(5, new TimeoutIOException("slow"))).shouldRetry()).isFalse();
+  }
+
+  @Test
+  void onlyAnUnansweredAttemptMayStillBeQueued() {
+    long later = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    WriteRetryPolicy.Attempts answered = new WriteRetryPolicy.Attempts();
+    WriteRetryPolicy.withDeadline(later, answered, () -> {
+      policy.handleAttemptFailure(failure(1, new NotLeaderException(N1, null, List.of())));
+      policy.handleAttemptFailure(failure(2, null));
+      return policy.handleAttemptFailure(failure(3, new IOException(new ConnectException())));
+    });
+    assertThat(answered.mayStillBeQueued()).isFalse();
+
+    WriteRetryPolicy.Attempts unanswered = new WriteRetryPolicy.Attempts();
+    WriteRetryPolicy.withDeadline(later, unanswered, () -> {
+      policy.handleAttemptFailure(failure(1, new TimeoutIOException("no answer")));
+      return policy.handleAttemptFailure(failure(2, new NotLeaderException(N1, null, List.of())));
+    });
+    assertThat(unanswered.mayStillBeQueued()).as("a timeout earlier in the write").isTrue();
   }
 
   @Test

@@ -81,6 +81,7 @@ public final class GroupClients implements AutoCloseable {
   private final long writeAdmissionMarginMs;
   private final List<PeerMovingClient> writeClients = new ArrayList<>();
   private final List<PeerMovingClient> readClients = new ArrayList<>();
+  private final LeaderFollower leaderFollower;
 
   /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
@@ -102,16 +103,19 @@ public final class GroupClients implements AutoCloseable {
    *     ({@code System::nanoTime} outside tests)
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
-    this(layout, tuning, clock, nanoTime, Parameters::new);
+    this(layout, tuning, clock, nanoTime, LocalLeaders.NONE, Parameters::new);
   }
 
   /**
-   * Clients that reach the groups with the Ratis {@code parameters} each new client gets (a fresh set per
-   * client): with mutual TLS on the Raft port, the node's TLS config ({@code RaftTls.clientParameters}),
-   * so the groups' servers accept these clients as they accept peers.
+   * Clients of every group of {@code layout} that reach the groups with the Ratis {@code parameters} each
+   * new client gets (a fresh set per client: with mutual TLS on the Raft port, the node's TLS config,
+   * {@code RaftTls.clientParameters}, so the groups' servers accept these clients as they accept peers),
+   * and that move to each group's new leader as soon as {@code localLeaders} (this node's own replicas)
+   * learn of it ({@link LeaderFollower}), so a paused or partitioned leader stalls writes for about one
+   * election, not until its requests time out.
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime,
-      Supplier<Parameters> parameters) {
+      LocalLeaders localLeaders, Supplier<Parameters> parameters) {
     this.layout = layout;
     this.clock = clock;
     this.nanoTime = nanoTime;
@@ -122,8 +126,8 @@ public final class GroupClients implements AutoCloseable {
     long retireDelayMs = tuning.retiredClientCloseDelayMs();
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(new PeerMovingClient(spec, retireDelayMs,
-          firstPeer -> newClient(spec, RaftTuning.clientProperties(), RaftTuning.writeRetryPolicy(), firstPeer,
-              parameters.get())));
+          firstPeer -> newClient(spec, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
+              firstPeer, parameters.get())));
       readClients.add(new PeerMovingClient(spec, retireDelayMs, firstPeer -> {
         RaftProperties reads = RaftTuning.clientProperties();
         if (!spec.isMeta()) {
@@ -134,6 +138,14 @@ public final class GroupClients implements AutoCloseable {
         return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
       }));
     }
+    // Only the write clients follow: reads are resent on any failure anyway, and a read client moved
+    // to a replica mid-election met "leader unknown" in a trial of FailoverTest.
+    List<List<PeerMovingClient>> followed = new ArrayList<>();
+    for (PeerMovingClient w : writeClients) {
+      followed.add(List.of(w));
+    }
+    this.leaderFollower = localLeaders == LocalLeaders.NONE ? null
+        : new LeaderFollower(layout.allGroups(), localLeaders, followed);
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
@@ -299,10 +311,10 @@ public final class GroupClients implements AutoCloseable {
         }
         GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
         if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
-            && WriteRetryPolicy.endedUnanswered(e)) {
-          // No answer: a stalled leader may still hold the request and admit it until the deadline it
-          // carries. The caller must not hear "unknown" (and write again) before then, or that copy could
-          // land after its next write.
+            && (WriteRetryPolicy.endedUnanswered(e) || attempts.mayStillBeQueued())) {
+          // Some attempt got no answer: a stalled leader may still hold that copy and admit it until the
+          // deadline it carries. The caller must not hear "unknown" (and write again) before then, or
+          // that copy could land after its next write.
           deadline.awaitCallerDeadline();
         }
         throw failure;
@@ -366,6 +378,9 @@ public final class GroupClients implements AutoCloseable {
 
   @Override
   public void close() {
+    if (leaderFollower != null) {
+      leaderFollower.close();
+    }
     writeClients.forEach(PeerMovingClient::close);
     readClients.forEach(PeerMovingClient::close);
   }

@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  * client is closed {@code retireDelayMs} later ({@code NodeTuning.retiredClientCloseDelayMs}) so calls
  * still in flight on it can finish.
  *
+ * {@link #followLeader} moves it the same way to a group's newly elected leader (write clients).
+ *
  * <p>Thread-safe: concurrent failures of the same client move it once.
  */
 final class PeerMovingClient implements AutoCloseable {
@@ -62,20 +64,50 @@ final class PeerMovingClient implements AutoCloseable {
   void moveOffPeer(RaftClient failed) {
     RaftPeerId from = failed.getLeaderId();
     RaftPeerId to = nextPeer(from);
-    RaftClient replacement = factory.apply(to);
-    if (!current.compareAndSet(failed, replacement)) {
-      closeQuietly(replacement);
+    if (replace(failed, to)) {
+      try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+        LOG.info("peer {} has no copy of group {}; calls now start at {}", from, spec.name(), to);
+      }
+    }
+  }
+
+  /**
+   * Makes the group's new calls go to {@code leader}, the group's newest leader as this node's replica
+   * knows it ({@link LeaderFollower}), on a new client; does nothing when the current client already
+   * addresses it. Calls already waiting on the old client keep it (it is closed later, as after
+   * {@link #moveOffPeer}): an attempt stuck on a paused leader ends at its per-attempt timeout
+   * ({@code RaftTuning.WRITE_ATTEMPT_TIMEOUT} for writes) and is resent from there. (Cutting the old
+   * connection would not end it sooner: Ratis closes a channel gracefully, waiting up to 3 s for the
+   * calls on it.)
+   */
+  void followLeader(RaftPeerId leader) {
+    RaftClient stale = current.get();
+    RaftPeerId from = stale.getLeaderId();
+    if (leader.equals(from) || !replace(stale, leader)) {
       return;
     }
     try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
-      LOG.info("peer {} has no copy of group {}; calls now start at {}", from, spec.name(), to);
+      LOG.info("group {} is led by {}; new calls go there instead of {}", spec.name(), leader, from);
     }
-    retired.add(failed);
+  }
+
+  /**
+   * Replaces {@code old} with a new client starting at {@code to}, and closes {@code old} later;
+   * returns false (and changes nothing) when {@code old} was already replaced.
+   */
+  private boolean replace(RaftClient old, RaftPeerId to) {
+    RaftClient replacement = factory.apply(to);
+    if (!current.compareAndSet(old, replacement)) {
+      closeQuietly(replacement);
+      return false;
+    }
+    retired.add(old);
     CompletableFuture.delayedExecutor(retireDelayMs, TimeUnit.MILLISECONDS).execute(() -> {
-      if (retired.remove(failed)) {
-        closeQuietly(failed);
+      if (retired.remove(old)) {
+        closeQuietly(old);
       }
     });
+    return true;
   }
 
   private RaftPeerId nextPeer(RaftPeerId from) {
