@@ -65,7 +65,10 @@ class AppendStageMetricsTest {
           assertThat(p99).as("%s in microseconds: below 60 s", stage).isLessThan(60e6);
         }
       }
-      double roundTripUs = after.get(leader).get("nova_append_stage_submitted_to_acked_us{quantile=\"0.99\"}");
+      // Recorded by whichever node answered the client, not necessarily the leader.
+      double roundTripUs = after.values().stream()
+          .mapToDouble(node -> node.get("nova_append_stage_submitted_to_acked_us{quantile=\"0.99\"}")).max()
+          .orElseThrow();
       assertThat(roundTripUs).as("a Raft round trip takes at least a few microseconds").isPositive();
     }
   }
