@@ -10,6 +10,7 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
+import io.nova.statemachine.timing.LeaderStageTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -86,6 +87,8 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
 
   private final Path storeDir;
   private final Clock clock;
+  /** Where the leader's stage durations of timed writes go ({@link #timesStages}). */
+  private final LeaderStageTimer stageTimer;
   private final AdmissionDeadline admissionDeadline;
   private final Parser<C> commandParser;
   /** The command's protobuf name ({@code ShardCommand}) and full name, for the undecodable-request error. */
@@ -101,8 +104,18 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    *     against at admission (NTP-synchronised with the gateways', see ADR 0010)
    * @param commandPrototype the default instance of the group's command message (its parser and name)
    */
-  @SuppressWarnings("unchecked")
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype) {
+    this(groupName, storeDir, clock, commandPrototype, LeaderStageTimer.NONE);
+  }
+
+  /**
+   * As {@link #ReplayingStateMachine(String, Path, Clock, com.google.protobuf.Message)}, recording on the
+   * leader how long each write the subclass {@link #timesStages times} spends in each stage.
+   */
+  @SuppressWarnings("unchecked")
+  ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
+      LeaderStageTimer stageTimer) {
+    this.stageTimer = Objects.requireNonNull(stageTimer, "stageTimer");
     this.groupName = groupName;
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -145,14 +158,40 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    */
   @Override
   public final TransactionContext startTransaction(RaftClientRequest request) {
+    long arrivedNanos = stageTimer.nowNanos();
     try (LogContext.Scope ignored = logScope()) {
       Optional<C> parsed = RatisMessages.tryParse(request.getMessage().getContent(), commandParser);
       if (parsed.isEmpty()) {
         return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a " + commandName,
             "the request is not a valid " + commandName + ": send a serialized " + commandFullName));
       }
-      return startCommand(request, parsed.get());
+      TransactionContext trx = startCommand(request, parsed.get());
+      if (trx.getException() == null && timesStages(parsed.get())) {
+        // Ratis hands the leader's apply the same context: the marks travel with the entry in memory.
+        trx.setStateMachineContext(new LeaderMarks(trx.getStateMachineContext(), arrivedNanos));
+      }
+      return trx;
     }
+  }
+
+  /**
+   * The leader's in-memory marks of a timed write, in place of its command as the transaction's context.
+   * Invariant: {@code admittedNanos} is 0 until admission succeeded.
+   */
+  private static final class LeaderMarks {
+    final Object command;
+    final long arrivedNanos;
+    volatile long admittedNanos;
+
+    LeaderMarks(Object command, long arrivedNanos) {
+      this.command = command;
+      this.arrivedNanos = arrivedNanos;
+    }
+  }
+
+  /** Whether the leader records the stages of {@code command} (see {@link LeaderStageTimer}); no by default. */
+  protected boolean timesStages(C command) {
+    return false;
   }
 
   /**
@@ -171,13 +210,19 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   @Override
   public final TransactionContext preAppendTransaction(TransactionContext trx) throws IOException {
     try (LogContext.Scope ignored = logScope()) {
+      LeaderMarks marks = trx.getStateMachineContext() instanceof LeaderMarks m ? m : null;
       @SuppressWarnings("unchecked")
-      C command = (C) trx.getStateMachineContext();
+      C command = (C) (marks == null ? trx.getStateMachineContext() : marks.command);
       Optional<ErrorDetail> late = admissionDeadline.lateError(deadlineMsOf(command));
       if (late.isPresent()) {
         throw RatisMessages.refusedAtAdmission(late.get());
       }
       admit(command);
+      if (marks != null) {
+        long admittedNanos = stageTimer.nowNanos();
+        marks.admittedNanos = admittedNanos;
+        stageTimer.record(LeaderStageTimer.Stage.ARRIVED_TO_ADMITTED, admittedNanos - marks.arrivedNanos);
+      }
       return trx;
     }
   }
@@ -206,10 +251,16 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
       if (entry.getIndex() <= openedStore().appliedIndex().index()) {
         return CompletableFuture.completedFuture(Message.EMPTY);
       }
+      LeaderMarks marks = trx.getStateMachineContext() instanceof LeaderMarks m && m.admittedNanos != 0 ? m : null;
+      long applyingNanos = marks == null ? 0 : stageTimer.nowNanos();
       C command = RatisMessages.parseLogData(entry.getStateMachineLogEntry().getLogData(), commandParser,
           entry.getIndex());
       MessageLite reply = applyEntry(command, new AppliedIndex(entry.getTerm(), entry.getIndex()));
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      if (marks != null) {
+        stageTimer.record(LeaderStageTimer.Stage.ADMITTED_TO_COMMITTED, applyingNanos - marks.admittedNanos);
+        stageTimer.record(LeaderStageTimer.Stage.APPLIED, stageTimer.nowNanos() - applyingNanos);
+      }
       return CompletableFuture.completedFuture(RatisMessages.toMessage(reply));
     }
   }

@@ -22,6 +22,7 @@ import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.ShardSequencer;
 import io.nova.statemachine.stream.ShardValidation;
 import io.nova.statemachine.stream.StreamState;
+import io.nova.statemachine.timing.LeaderStageTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -99,8 +100,26 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    * @param readWaiters where this shard parks long-polled reads; one per shard
    */
   public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters) {
-    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance());
+    this(groupName, storeDir, clock, readWaiters, LeaderStageTimer.NONE);
+  }
+
+  /**
+   * @param groupName the group's name in log lines ({@code shard-3}); null for Ratis' group id
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param clock the source of arrival times stamped on appends
+   * @param readWaiters where this shard parks long-polled reads; one per shard
+   * @param stageTimer where, as the leader, this replica records the stages of each append
+   */
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
+      LeaderStageTimer stageTimer) {
+    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer);
     this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
+  }
+
+  /** Appends are timed stage by stage on the leader; other writes (fences, stream changes) are rare. */
+  @Override
+  protected boolean timesStages(ShardCommand command) {
+    return command.hasAppend();
   }
 
   /**

@@ -5,6 +5,8 @@ import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
 import io.nova.cli.bench.Bench;
 import io.nova.cli.bench.BenchReport;
+import io.nova.cli.bench.StageBreakdown;
+import io.nova.client.NodeStatus;
 import io.nova.client.NovaClient;
 import io.nova.client.ProducerOptions;
 import io.nova.client.StreamAddress;
@@ -87,6 +89,11 @@ public final class BenchCommand extends ClientCommand {
   @Option(names = "--check", description = "Verify every acknowledged record afterwards.")
   boolean check;
 
+  @Option(names = "--breakdown",
+      description = "Also print where an append's time went on the servers: each node's append stage "
+          + "histograms (docs/metrics.md), read from its /metrics before and after the run.")
+  boolean breakdown;
+
   private static int checkedInFlightBatches(int n) {
     if (n < 1) {
       throw new InputException("--in-flight-batches must be between 1 and " + ProducerOptions.BATCHES_IN_FLIGHT_MAX
@@ -135,8 +142,13 @@ public final class BenchCommand extends ClientCommand {
       }
     }
     java.io.PrintStream out = new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
+    List<NodeStatus> nodes = breakdown ? client.clusterStatus().nodes() : List.of();
+    StageBreakdown before = breakdown ? StageBreakdown.capture(nodes) : null;
     BenchReport report = bench.run();
     report.printTable(out);
+    if (breakdown) {
+      StageBreakdown.capture(nodes).printSince(before, duration, out);
+    }
     String checkResult = null;
     if (check) {
       List<String> problems = bench.check(PROBLEMS_MAX);

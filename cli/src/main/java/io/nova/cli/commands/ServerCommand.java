@@ -4,6 +4,7 @@ import io.nova.cli.ExitCodes;
 import io.nova.cli.Main;
 import io.nova.node.logging.ServerLogging;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.node.NovaServer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -32,7 +33,8 @@ public final class ServerCommand implements Callable<Integer> {
     NodeConfig nodeConfig = NodeConfig.load(config);
     // Before the node starts: its lines carry its id, Ratis' lines their group's name.
     ServerLogging.install(nodeConfig);
-    NovaServer server = NovaServer.start(nodeConfig);
+    // nova.tuning.<key> system properties change the node's tunables (NodeTuning) without a rebuild.
+    NovaServer server = NovaServer.start(nodeConfig, NodeTuning.fromSystemProperties());
     Thread hook = new Thread(server::close, "nova-server-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     main.err().println("nova: node " + nodeConfig.nodeId() + " serving on "

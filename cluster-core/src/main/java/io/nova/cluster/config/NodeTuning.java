@@ -7,7 +7,9 @@ import io.nova.protocol.limits.Limits;
  * bounds of the gRPC and HTTP front doors, the sessions, the group clients and the shards' parked reads.
  * Not the wire limits (batch, record, read and session-window sizes, park and wait bounds): every client
  * must agree with those, so they live in {@link Limits}, and the checks here only relate tunables to them.
- * Not read from {@code node.yaml}: a node runs with {@link #defaults()} unless code (a test) builds others.
+ * Not read from {@code node.yaml}: a node runs with {@link #defaults()}, changed by the JVM's system
+ * properties {@code nova.tuning.<key>} ({@link #fromSystemProperties}, e.g.
+ * {@code -Dnova.tuning.raftLeaderOutstandingAppendsMax=128}), or with what code (a test) builds.
  *
  * <p>Immutable and thread-safe. Built by {@link #builder()}, whose {@code build()} checks each value's
  * range and each combination that would break a node (for example a read request timeout shorter than a
@@ -74,6 +76,21 @@ import io.nova.protocol.limits.Limits;
  *     once and renews its poll. Default 10000.
  * @param readWaiterAnswerThreadsMax threads answering a node's woken parked reads, off the apply threads.
  *     Default 4: each answer is one short local read.
+ * @param raftAppenderWaitTimeMinMs the least a leader's log appender waits before it sends followers the
+ *     entries gathered so far ({@code raft.server.log.appender.wait-time.min}), 0 to 1000 ms. Default 1,
+ *     Ratis' own: a batching delay that an entry written one at a time pays in full.
+ * @param raftLeaderOutstandingAppendsMax append requests a leader may have sent one follower and not yet
+ *     had answered ({@code raft.grpc.server.leader.outstanding.appends.max}), 1 to 1024. Default 8,
+ *     Ratis' own.
+ * @param raftGrpcFlowControlWindowBytes the HTTP/2 flow-control window of the Raft gRPC server and of the
+ *     leader's channels to its followers ({@code raft.grpc.flow.control.window}), 64 KiB to 64 MiB.
+ *     Default 1 MiB, Ratis' own.
+ * @param raftLogMetadataEnabled whether a leader appends a metadata entry recording the commit index
+ *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default true, Ratis' own: a
+ *     restarted replica recovers its commit index from the last one and replays its log up to it at once.
+ *     Off, it saves that entry's write (and its share of an fsync) per commit, and a restarted replica
+ *     applies nothing past its snapshot until a leader tells it the commit index (after an election when
+ *     every node restarted); safety is unchanged, the commit index is Raft's to recover.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -103,7 +120,11 @@ public record NodeTuning(
     int httpThreadIdleMs,
     long httpConnectionIdleMs,
     int readWaitersMax,
-    int readWaiterAnswerThreadsMax) {
+    int readWaiterAnswerThreadsMax,
+    long raftAppenderWaitTimeMinMs,
+    int raftLeaderOutstandingAppendsMax,
+    int raftGrpcFlowControlWindowBytes,
+    boolean raftLogMetadataEnabled) {
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -152,6 +173,9 @@ public record NodeTuning(
         "above the longest read wait, Limits.READ_WAIT_SECS_MAX, so a long poll is never cut");
     range("readWaitersMax", readWaitersMax, 1, 10_000_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
+    range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
+    range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
+    range("raftGrpcFlowControlWindowBytes", raftGrpcFlowControlWindowBytes, 64 << 10, 64 << 20);
   }
 
   private static void range(String key, long value, long min, long max) {
@@ -162,6 +186,80 @@ public record NodeTuning(
     if (value < min || value > max) {
       throw new IllegalArgumentException(key + " " + value + " must be between " + min + " and " + max
           + (why == null ? "" : ": " + why));
+    }
+  }
+
+  /** The prefix of the system properties {@link #fromSystemProperties} reads. */
+  public static final String PROPERTY_PREFIX = "nova.tuning.";
+
+  /** {@link #fromProperties} of the JVM's system properties. */
+  public static NodeTuning fromSystemProperties() {
+    return fromProperties(System.getProperties());
+  }
+
+  /**
+   * The defaults, with every key set as {@code nova.tuning.<key>} in {@code properties} replaced by its
+   * value (a decimal integer, or {@code true}/{@code false}); properties without the prefix are ignored.
+   * For A/B runs without a rebuild: {@code NOVA_NODE_JAVA_OPTS=-Dnova.tuning.raftAppenderWaitTimeMinMs=0}.
+   *
+   * @throws IllegalArgumentException naming the property: an unknown key (with the known ones), a value
+   *     that is not of the key's type, or one out of its range (as {@link Builder#build()})
+   */
+  public static NodeTuning fromProperties(java.util.Properties properties) {
+    java.lang.reflect.RecordComponent[] keys = NodeTuning.class.getRecordComponents();
+    Object[] values = new Object[keys.length];
+    java.util.Set<String> known = new java.util.TreeSet<>();
+    for (int i = 0; i < keys.length; i++) {
+      known.add(keys[i].getName());
+      values[i] = readKey(DEFAULTS, keys[i]);
+    }
+    for (String name : properties.stringPropertyNames()) {
+      if (name.startsWith(PROPERTY_PREFIX) && !known.contains(name.substring(PROPERTY_PREFIX.length()))) {
+        throw new IllegalArgumentException("unknown tuning property " + name + ": the keys are " + known);
+      }
+    }
+    Class<?>[] types = new Class<?>[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      types[i] = keys[i].getType();
+      String value = properties.getProperty(PROPERTY_PREFIX + keys[i].getName());
+      if (value != null) {
+        values[i] = parseKey(keys[i], value.trim());
+      }
+    }
+    try {
+      return NodeTuning.class.getDeclaredConstructor(types).newInstance(values);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      if (e.getCause() instanceof IllegalArgumentException invalid) {
+        throw new IllegalArgumentException("tuning property " + PROPERTY_PREFIX + invalid.getMessage(), invalid);
+      }
+      throw new IllegalStateException("cannot build NodeTuning", e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot build NodeTuning", e);
+    }
+  }
+
+  private static Object readKey(NodeTuning tuning, java.lang.reflect.RecordComponent key) {
+    try {
+      return key.getAccessor().invoke(tuning);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read NodeTuning." + key.getName(), e);
+    }
+  }
+
+  private static Object parseKey(java.lang.reflect.RecordComponent key, String value) {
+    String property = PROPERTY_PREFIX + key.getName();
+    if (key.getType() == boolean.class) {
+      if (!value.equals("true") && !value.equals("false")) {
+        throw new IllegalArgumentException("tuning property " + property + " is '" + value
+            + "': it must be true or false");
+      }
+      return Boolean.parseBoolean(value);
+    }
+    try {
+      return key.getType() == int.class ? (Object) Integer.parseInt(value) : (Object) Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("tuning property " + property + " is '" + value
+          + "': it must be a decimal " + key.getType(), e);
     }
   }
 
@@ -206,6 +304,10 @@ public record NodeTuning(
     b.httpConnectionIdleMs = httpConnectionIdleMs;
     b.readWaitersMax = readWaitersMax;
     b.readWaiterAnswerThreadsMax = readWaiterAnswerThreadsMax;
+    b.raftAppenderWaitTimeMinMs = raftAppenderWaitTimeMinMs;
+    b.raftLeaderOutstandingAppendsMax = raftLeaderOutstandingAppendsMax;
+    b.raftGrpcFlowControlWindowBytes = raftGrpcFlowControlWindowBytes;
+    b.raftLogMetadataEnabled = raftLogMetadataEnabled;
     return b;
   }
 
@@ -242,6 +344,10 @@ public record NodeTuning(
     private long httpConnectionIdleMs = 90_000;
     private int readWaitersMax = 10_000;
     private int readWaiterAnswerThreadsMax = 4;
+    private long raftAppenderWaitTimeMinMs = 1;
+    private int raftLeaderOutstandingAppendsMax = 8;
+    private int raftGrpcFlowControlWindowBytes = 1 << 20;
+    private boolean raftLogMetadataEnabled = true;
 
     private Builder() {}
 
@@ -385,6 +491,26 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder raftAppenderWaitTimeMinMs(long value) {
+      raftAppenderWaitTimeMinMs = value;
+      return this;
+    }
+
+    public Builder raftLeaderOutstandingAppendsMax(int value) {
+      raftLeaderOutstandingAppendsMax = value;
+      return this;
+    }
+
+    public Builder raftGrpcFlowControlWindowBytes(int value) {
+      raftGrpcFlowControlWindowBytes = value;
+      return this;
+    }
+
+    public Builder raftLogMetadataEnabled(boolean value) {
+      raftLogMetadataEnabled = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -398,7 +524,8 @@ public record NodeTuning(
           appendSessionInFlightBytesMax, readSessionHeartbeatDefaultMs, sseSessionsMax, sseShutdownGraceMs,
           sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
-          readWaitersMax, readWaiterAnswerThreadsMax);
+          readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
+          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.metrics.LeaderStageMetrics;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.cluster.tls.NodeTls;
@@ -148,17 +149,20 @@ public final class NovaNode implements AutoCloseable {
     Files.createDirectories(storeRoot(config));
     Map<RaftGroupId, GroupSpec> byId = layout.allGroups().stream()
         .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity()));
+    // The shards are created while the server starts, before the node's registry exists.
+    LeaderStageMetrics leaderStages = new LeaderStageMetrics();
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
-        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()));
+        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
-        .setProperties(RaftTuning.serverProperties(config, raftDir))
+        .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
         .setStateMachineRegistry(registry)
         .setParameters(RaftTls.apply(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())), tls.raft()))
         .build();
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
         spec -> division(server, spec));
+    leaderStages.registerIn(metrics.registry());
     NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls);
     try {
       node.joinMissingGroups();
@@ -171,8 +175,8 @@ public final class NovaNode implements AutoCloseable {
     return node;
   }
 
-  private static StateMachine newStateMachine(
-      GroupSpec spec, NodeConfig config, Clock clock, Supplier<ReadWaiters> readWaiters) {
+  private static StateMachine newStateMachine(GroupSpec spec, NodeConfig config, Clock clock,
+      Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
@@ -180,7 +184,7 @@ public final class NovaNode implements AutoCloseable {
     Path dir = storeDir(config, spec);
     return spec.isMeta()
         ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock)
-        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get());
+        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages);
   }
 
   /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */

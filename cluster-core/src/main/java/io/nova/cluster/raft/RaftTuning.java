@@ -1,6 +1,7 @@
 package io.nova.cluster.raft;
 
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.statemachine.snapshot.SnapshotSettings;
 import java.io.File;
 import java.nio.file.Path;
@@ -69,8 +70,16 @@ public final class RaftTuning {
     return SizeInBytes.valueOf(bytes);
   }
 
-  /** Server properties for the node described by {@code config}. */
+  /** Server properties for the node described by {@code config}, with the default {@link NodeTuning}. */
   public static RaftProperties serverProperties(NodeConfig config, Path raftDir) {
+    return serverProperties(config, NodeTuning.defaults(), raftDir);
+  }
+
+  /**
+   * Server properties for the node described by {@code config}; the replication knobs come from
+   * {@code tuning} ({@link NodeTuning#raftAppenderWaitTimeMinMs()} and the keys after it).
+   */
+  public static RaftProperties serverProperties(NodeConfig config, NodeTuning tuning, Path raftDir) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
     // Ratis defaults to a random port and /tmp/raft-server; both must be explicit.
@@ -99,7 +108,17 @@ public final class RaftTuning {
     // Store checkpoints every N applied entries; the log is purged behind them, keeping the newest N
     // entries; followers further behind (or wiped) are sent the snapshot (ADR 0011).
     SnapshotSettings.apply(p, config.snapshotEveryEntries());
+    replicationKnobs(p, tuning);
     return p;
+  }
+
+  /** The replication knobs an operator may change per node (NodeTuning; docs/operations.md). */
+  private static void replicationKnobs(RaftProperties p, NodeTuning tuning) {
+    RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p,
+        TimeDuration.valueOf(tuning.raftAppenderWaitTimeMinMs(), TimeUnit.MILLISECONDS));
+    GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, tuning.raftLeaderOutstandingAppendsMax());
+    GrpcConfigKeys.setFlowControlWindow(p, SizeInBytes.valueOf(tuning.raftGrpcFlowControlWindowBytes()));
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, tuning.raftLogMetadataEnabled());
   }
 
   /**

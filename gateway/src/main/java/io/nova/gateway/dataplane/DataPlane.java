@@ -75,6 +75,7 @@ public final class DataPlane {
 
   /** Appends one batch; see {@code DataPlane.Append} in dataplane.proto for the errors. */
   public AppendResponse append(AppendRequest request) {
+    long receivedNanos = nanoTime.getAsLong();
     RequestChecks.streamName(request.getBasin(), request.getStream());
     AppendInput input = request.getInput();
     long meteredBytes = RequestChecks.appendInput(input);
@@ -90,8 +91,11 @@ public final class DataPlane {
     }
     return switch (result.getKindCase()) {
       case APPEND_ACK -> {
-        metrics.appendAcked(input.getRecordsCount(), meteredBytes, nanoTime.getAsLong() - sentNanos);
-        yield AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
+        long ackedNanos = nanoTime.getAsLong();
+        metrics.appendAcked(input.getRecordsCount(), meteredBytes, ackedNanos - sentNanos);
+        AppendResponse response = AppendResponse.newBuilder().setAck(result.getAppendAck()).build();
+        metrics.appendStages(receivedNanos, sentNanos, ackedNanos, nanoTime.getAsLong());
+        yield response;
       }
       case ERROR -> {
         metrics.appendRefused(result.getError());

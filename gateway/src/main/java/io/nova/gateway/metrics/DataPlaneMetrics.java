@@ -3,9 +3,11 @@ package io.nova.gateway.metrics;
 import io.nova.protocol.limits.Metering;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
+import io.nova.cluster.metrics.StageHistograms;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import java.util.List;
@@ -51,6 +53,15 @@ public final class DataPlaneMetrics {
   public static final String READ_SESSIONS_OPEN = "nova.read.sessions.open";
   /** Counter: append sessions superseded (their first batch answered fenced out). */
   public static final String APPEND_SESSIONS_SUPERSEDED = "nova.append.sessions.superseded";
+  /**
+   * Histogram (µs) of acknowledged batches: from this gateway receiving the batch to sending it to its
+   * group (checks; in a session, waiting behind its earlier batches).
+   */
+  public static final String APPEND_RECEIVED_TO_SUBMITTED = "nova.append.stage.received_to_submitted.us";
+  /** Histogram (µs): from sending an acknowledged batch to its group until the group's ack arrived. */
+  public static final String APPEND_SUBMITTED_TO_ACKED = "nova.append.stage.submitted_to_acked.us";
+  /** Histogram (µs): from the group's ack to the answer handed to the client's transport. */
+  public static final String APPEND_ACKED_TO_ANSWERED = "nova.append.stage.acked_to_answered.us";
 
   private final Meter appendBatches;
   private final Meter appendRecords;
@@ -65,6 +76,9 @@ public final class DataPlaneMetrics {
   private final OpenSessions appendSessionsOpen = new OpenSessions();
   private final OpenSessions readSessionsOpen = new OpenSessions();
   private final Counter appendSessionsSuperseded;
+  private final Histogram receivedToSubmitted = StageHistograms.newHistogram();
+  private final Histogram submittedToAcked = StageHistograms.newHistogram();
+  private final Histogram ackedToAnswered = StageHistograms.newHistogram();
 
   /** A count of open sessions, up and down (a named class: the bridge's help text names it). */
   private static final class OpenSessions implements Gauge<Long> {
@@ -95,6 +109,19 @@ public final class DataPlaneMetrics {
     registry.registerGauge(APPEND_SESSIONS_OPEN, appendSessionsOpen);
     registry.registerGauge(READ_SESSIONS_OPEN, readSessionsOpen);
     appendSessionsSuperseded = registry.counter(APPEND_SESSIONS_SUPERSEDED);
+    registry.register(APPEND_RECEIVED_TO_SUBMITTED, receivedToSubmitted);
+    registry.register(APPEND_SUBMITTED_TO_ACKED, submittedToAcked);
+    registry.register(APPEND_ACKED_TO_ANSWERED, ackedToAnswered);
+  }
+
+  /**
+   * Records the stages of an acknowledged batch from its marks on the data plane's monotonic clock, in
+   * nanoseconds: received by this gateway, sent to its group, acknowledged by it, answered to the client.
+   */
+  public void appendStages(long receivedNanos, long submittedNanos, long ackedNanos, long answeredNanos) {
+    StageHistograms.updateNanos(receivedToSubmitted, submittedNanos - receivedNanos);
+    StageHistograms.updateNanos(submittedToAcked, ackedNanos - submittedNanos);
+    StageHistograms.updateNanos(ackedToAnswered, answeredNanos - ackedNanos);
   }
 
   /**

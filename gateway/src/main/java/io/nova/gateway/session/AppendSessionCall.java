@@ -73,11 +73,17 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     final long bytes;
     /** Metered bytes, as the batch's check measured them: what the metrics count. */
     final long meteredBytes;
+    /** Stage marks on the data plane's clock (ns): received here, sent to the group, its reply. */
+    final long receivedNanos;
+    long submittedNanos;
+    /** 0 unless the group acknowledged the batch (only acks are timed); set before {@code outcome}. */
+    long ackedNanos;
 
-    Pending(AppendInput input, long meteredBytes) {
+    Pending(AppendInput input, long meteredBytes, long receivedNanos) {
       this.input = input;
       this.bytes = input.getSerializedSize();
       this.meteredBytes = meteredBytes;
+      this.receivedNanos = receivedNanos;
     }
   }
 
@@ -172,7 +178,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       throw new GatewayException(Errors.invalidArgument("input.fencing_token", "unset in a session",
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
-    Pending p = new Pending(input, RequestChecks.appendInput(input));
+    Pending p = new Pending(input, RequestChecks.appendInput(input), nanoTime.getAsLong());
     pending.addLast(p);
     unwritten.addLast(p);
     pendingBytes += p.bytes;
@@ -225,6 +231,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private AppendSessionResponse writeOne(Pending batch) {
     AppendInput input = batch.input;
     long sentNanos = nanoTime.getAsLong();
+    batch.submittedNanos = sentNanos;
     ShardResult result;
     try {
       result = route.write(info -> AppendCommands.append(info.getStreamId(), input, presentedToken));
@@ -233,7 +240,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       return answer(null, e);
     }
     if (result.hasAppendAck()) {
-      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, nanoTime.getAsLong() - sentNanos);
+      batch.ackedNanos = nanoTime.getAsLong();
+      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, batch.ackedNanos - sentNanos);
     } else if (result.hasError()) {
       metrics.appendRefused(result.getError());
     }
@@ -284,6 +292,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
         return;
       }
       out.onNext(response);
+      if (head.ackedNanos != 0) {
+        // Answered: after every earlier batch's answer, so a slow batch delays the ones behind it here.
+        metrics.appendStages(head.receivedNanos, head.submittedNanos, head.ackedNanos, nanoTime.getAsLong());
+      }
     }
     if (!ended && halfClosed && pending.isEmpty()) {
       markEnded();

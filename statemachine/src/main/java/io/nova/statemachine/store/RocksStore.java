@@ -21,12 +21,15 @@ import org.rocksdb.WriteOptions;
  * The RocksDB plumbing shared by {@link ShardStore} and {@link MetaStore}: opening, the applied-index key,
  * atomic batches, prefix scans, flush and close.
  *
- * <p>Durability: writes keep the RocksDB WAL but do not fsync ({@code sync=false}). The Raft log is the
- * real write-ahead log: it is fsynced before an entry commits, and after a crash Ratis replays it from the
- * start while the state machine skips every entry at or below the applied index this store persisted
- * atomically with the entry's effects. Losing the unsynced tail of RocksDB's WAL therefore loses nothing
- * that replay does not rebuild. RocksDB failures are storage failures and surface as
- * {@link UncheckedIOException}; they are fatal for the replica.
+ * <p>Durability (ADR 0016): writes skip RocksDB's own WAL entirely ({@code disableWAL=true}), so an
+ * applied entry costs a memtable insert and no disk write. The Raft log is the write-ahead log: Ratis
+ * fsyncs it before an entry commits, and after a crash the store reopens at the applied index of its last
+ * memtable flush (stored in the same column family as the data, so every flushed file set is a prefix of
+ * the applied entries) and Ratis replays the log from its newest snapshot on, while the state machine
+ * skips every entry at or below that index. Ratis purges the log only up to a snapshot, and a snapshot is
+ * a checkpoint, which flushes first: the log therefore always holds every entry after what the store has
+ * on disk. RocksDB failures are storage failures and surface as {@link UncheckedIOException}; they are
+ * fatal for the replica.
  *
  * <p>Thread-safety: RocksDB handles concurrent reads and writes; callers serialize writes (one apply thread).
  * Every use holds the read side of {@code closeLock} and {@link #close()} its write side: RocksDB frees
@@ -59,8 +62,10 @@ public abstract class RocksStore implements AutoCloseable {
   protected RocksStore(Path dir) {
     try {
       Files.createDirectories(dir);
-      options = new Options().setCreateIfMissing(true);
-      writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
+      // One column family today; atomic flush keeps a flush all-or-nothing across families should a
+      // second one be added, which is what makes a WAL-less store recoverable (ADR 0016).
+      options = new Options().setCreateIfMissing(true).setAtomicFlush(true);
+      writeOptions = new WriteOptions().setSync(false).setDisableWAL(true);
       db = RocksDB.open(options, dir.toString());
       byte[] applied = db.get(APPLIED_KEY);
       appliedIndex = applied == null ? AppliedIndex.NONE
@@ -130,7 +135,10 @@ public abstract class RocksStore implements AutoCloseable {
     });
   }
 
-  /** Flushes memtables to SST files, so a restart replays less of the Raft log. */
+  /**
+   * Flushes memtables to SST files: everything committed so far becomes durable in the store, so a
+   * restart replays less of the Raft log.
+   */
   public void flush() {
     using(() -> {
       try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
