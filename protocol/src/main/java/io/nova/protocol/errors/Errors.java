@@ -49,7 +49,8 @@ public final class Errors {
       long expectedBatchSeq) {
     String why = switch (reason) {
       case GAP -> "is ahead of the next expected batch " + expectedBatchSeq + " (earlier batches are missing: "
-          + "number batches densely from 0); start a new producer id";
+          + "number batches densely from 0): send batch " + expectedBatchSeq
+          + " next, or start over with a new producer id";
       case TOO_OLD -> "is older than the batches the stream remembers for this producer (next expected: "
           + expectedBatchSeq + "), so whether it landed is unknown: read the stream back to decide, then "
           + "continue with a new producer id";
