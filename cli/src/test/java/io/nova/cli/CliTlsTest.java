@@ -2,15 +2,13 @@ package io.nova.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nova.cli.CliRun.Result;
+
 import io.nova.cli.dev.DevClusterPlan;
 import io.nova.cli.dev.DevTls;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.node.testing.ClusterCertificates;
 import io.nova.node.testing.LocalCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -30,8 +28,6 @@ class CliTlsTest {
   static ClusterCertificates certs;
   static LocalCluster cluster;
 
-  record Result(int exitCode, String out, String err) {}
-
   @BeforeAll
   static void startCluster() throws Exception {
     certs = new ClusterCertificates(dir.resolve("tls"), "cli-test-ca", 10_000);
@@ -46,14 +42,7 @@ class CliTlsTest {
   }
 
   static Result nova(String stdin, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] argv = new String[args.length + 1];
-    argv[0] = "--endpoints=" + cluster.endpoints();
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = Main.run(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), out,
-        new PrintStream(err, true, StandardCharsets.UTF_8), argv);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return CliRun.against(cluster.endpoints(), stdin, args);
   }
 
   @Test

@@ -2,10 +2,8 @@ package io.nova.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.nova.cli.CliRun.Result;
+
 import java.util.List;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
@@ -21,14 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class MainTest {
 
-  record Result(int exitCode, String out, String err) {}
-
   static Result run(String stdin, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), out,
-        new PrintStream(err, true, StandardCharsets.UTF_8), args);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return CliRun.run(stdin, args);
   }
 
   private static final String NOWHERE = "--endpoints=127.0.0.1:1";

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nova.cli.Main;
+import io.nova.cli.CliRun;
 import io.nova.node.testing.LocalCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -116,14 +112,8 @@ class RecordShapeAgreementTest {
 
   /** Runs {@code nova} against the cluster; returns stdout, failing on a non-zero exit. */
   private String nova(String stdin, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] argv = new String[args.length + 1];
-    argv[0] = "--endpoints=" + cluster.endpoints();
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = Main.run(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), out,
-        new PrintStream(err, true, StandardCharsets.UTF_8), argv);
-    assertThat(code).as(String.join(" ", args) + ": " + err.toString(StandardCharsets.UTF_8)).isZero();
-    return out.toString(StandardCharsets.UTF_8);
+    CliRun.Result r = CliRun.against(cluster.endpoints(), stdin, args);
+    assertThat(r.exitCode()).as(String.join(" ", args) + ": " + r.err()).isZero();
+    return r.out();
   }
 }
