@@ -81,7 +81,8 @@ public final class RaftTuning {
    */
   public static RaftProperties serverProperties(NodeConfig config, NodeTuning tuning, Path raftDir) {
     RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    // The RPC type (gRPC, with a log appender that sends a snapshot to a follower that lost its log) is
+    // set by SnapshotSettings below.
     // Ratis defaults to a random port and /tmp/raft-server; both must be explicit.
     GrpcConfigKeys.Server.setPort(p, hostPort(config.self().raftAddress()));
     // Ratis binds every interface unless told otherwise; a loopback cluster must stay on loopback.

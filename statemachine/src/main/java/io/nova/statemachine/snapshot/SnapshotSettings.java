@@ -1,5 +1,6 @@
 package io.nova.statemachine.snapshot;
 
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -18,7 +19,8 @@ public final class SnapshotSettings {
    * Snapshots every {@code everyEntries} applied entries; the log is purged up to the snapshot but keeps
    * the newest {@code everyEntries} entries (a follower lagging by less catches up from the log; one
    * lagging by more, or with no data, gets the snapshot). Purging does not wait for followers that are
-   * down: they are what snapshot installation is for.
+   * down: they are what snapshot installation is for. Sets the server's RPC type to gRPC with
+   * {@link LostLogAppender}, so a follower that lost its log gets the snapshot too.
    *
    * @throws IllegalArgumentException if {@code everyEntries < 1}
    */
@@ -36,5 +38,6 @@ public final class SnapshotSettings {
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, everyEntries));
     RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
     RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(p, CHUNK_BYTES_MAX);
+    RaftConfigKeys.Rpc.setType(p, new LostLogAppender.Rpc());
   }
 }
