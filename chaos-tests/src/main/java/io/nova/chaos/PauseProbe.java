@@ -1,51 +1,95 @@
 package io.nova.chaos;
 
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nova.client.AppendRecord;
-import io.nova.client.GroupStatus;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.NovaException;
+import io.nova.proto.v1.ControlPlaneGrpc;
+import io.nova.proto.v1.GetNodeInfoRequest;
+import io.nova.proto.v1.ReplicaInfo;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
 /**
  * Measures what a paused leader costs writes: while a group's leader is frozen, appends one record at a
  * time to a stream of that group (one the workload does not use) through the other nodes' gateways
- * only, watches for the group's new leader, and reports how long after its election the first append
- * committed. A paused leader should cost about the election and no more than
- * {@link #FIRST_COMMIT_AFTER_ELECTION_MS_MAX} beyond it (issue #8).
+ * only, watches the other nodes' own replicas for the group's new leader, and reports how long after
+ * the election the first append committed. A paused leader should cost the election and no more than
+ * {@link #FIRST_COMMIT_AFTER_ELECTION_MS_MAX} beyond it (issue #8, ADR 0017).
  *
- * <p>The election is seen through cluster status polled every {@link #POLL_MS} ms, so the reported gap
- * is short by up to that much plus a status call. Bounded: at most {@link #APPENDS_MAX} appends.
+ * <p>The election is seen by asking each other node for its own replicas ({@code GetNodeInfo}, answered
+ * locally, {@value #NODE_INFO_DEADLINE_MS} ms deadline) every {@value #POLL_MS} ms until one of them is
+ * the group's leader: cluster status would ask the paused node too and wait for it. Bounded: at most
+ * {@link #APPENDS_MAX} appends; the timeline of the pause is kept for the report.
  */
 final class PauseProbe implements AutoCloseable {
 
   static final long FIRST_COMMIT_AFTER_ELECTION_MS_MAX = 1500;
   private static final long POLL_MS = 50;
+  private static final long NODE_INFO_DEADLINE_MS = 300;
   private static final int APPENDS_MAX = 20_000;
+  /** Append outcomes kept for the report (the newest are dropped beyond it). */
+  private static final int TIMELINE_MAX = 200;
+
+  /** How one pause went. */
+  enum Outcome {
+    /** The first commit came within the bound after the new leader was seen, while the old was paused. */
+    WITHIN_BOUND,
+    /** The bound fit inside the pause after the new leader was seen, and no append committed within it. */
+    LATE,
+    /** The new leader was seen too close to the resume (or never) for the bound to fit: no verdict. */
+    INCONCLUSIVE
+  }
+
+  /** One append as the probe saw it: nanoTime at send and at answer, and the answer. */
+  record Attempt(long sentNs, long answeredNs, String answer) {}
 
   /**
-   * One pause: nanoTime readings of when a new leader was seen, the first append acknowledged after it
-   * ({@code -1}: none), and the resume.
+   * One pause: nanoTime readings of the pause, of when a new leader was seen ({@code -1}: never), of
+   * the first append acknowledged after that ({@code -1}: none), and of the resume; plus the appends.
    */
-  record Measurement(String group, String paused, long electedNs, long firstCommitNs, long resumedNs) {
+  record Measurement(String group, String paused, String newLeader, long pausedNs, long electedNs,
+      long firstCommitNs, long resumedNs, List<Attempt> attempts) {
 
-    /** Milliseconds from the election to the first commit, or -1 when nothing committed. */
+    /** Milliseconds from the election being seen to the first commit, or -1 when nothing committed. */
     long gapMs() {
-      return firstCommitNs < 0 ? -1 : (firstCommitNs - electedNs) / 1_000_000;
+      return firstCommitNs < 0 || electedNs < 0 ? -1 : (firstCommitNs - electedNs) / 1_000_000;
     }
 
-    /** Whether the first commit came in time and while the old leader was still paused. */
-    boolean ok() {
-      return firstCommitNs >= 0 && gapMs() <= FIRST_COMMIT_AFTER_ELECTION_MS_MAX && firstCommitNs < resumedNs;
+    Outcome outcome() {
+      long boundNs = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
+      if (electedNs >= 0 && firstCommitNs >= 0 && firstCommitNs - electedNs <= boundNs
+          && firstCommitNs < resumedNs) {
+        return Outcome.WITHIN_BOUND;
+      }
+      return electedNs >= 0 && electedNs + boundNs < resumedNs ? Outcome.LATE : Outcome.INCONCLUSIVE;
     }
 
     @Override
     public String toString() {
-      return group + " (" + paused + " paused): first commit "
-          + (firstCommitNs < 0 ? "never" : gapMs() + " ms") + " after the new leader was seen";
+      return group + " (" + paused + " paused, " + (electedNs < 0 ? "no new leader seen"
+          : newLeader + " seen leading " + ms(electedNs) + " ms in") + "): first commit "
+          + (gapMs() < 0 ? "never" : gapMs() + " ms after that") + "; resumed " + ms(resumedNs) + " ms in";
+    }
+
+    /** The appends from 1 s before the pause to the resume, each as "sent..answered ms: answer". */
+    String timeline() {
+      long from = pausedNs - TimeUnit.SECONDS.toNanos(1);
+      return attempts.stream().filter(a -> a.answeredNs() - from >= 0 && a.sentNs() - resumedNs <= 0)
+          .map(a -> ms(a.sentNs()) + ".." + ms(a.answeredNs()) + " " + a.answer())
+          .collect(Collectors.joining("; "));
+    }
+
+    private long ms(long ns) {
+      return (ns - pausedNs) / 1_000_000;
     }
   }
 
@@ -53,20 +97,25 @@ final class PauseProbe implements AutoCloseable {
   private final String paused;
   private final NovaClient client;
   private final StreamAddress stream;
+  private final List<ManagedChannel> others = new ArrayList<>();
   private final AtomicBoolean stop = new AtomicBoolean();
-  private final ConcurrentLinkedQueue<Long> ackNs = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Attempt> attempts = new ConcurrentLinkedQueue<>();
   private final Thread writer;
+  private volatile String newLeader = "";
 
   /**
-   * Starts appending to {@code stream} (hosted by {@code group}) through {@code otherEndpoints}, which
-   * must not include {@code paused}'s gateway.
+   * Starts appending to {@code stream} (hosted by {@code group}) through {@code otherEndpoints}
+   * ({@code host:port} API endpoints), which must not include {@code paused}'s gateway.
    */
-  PauseProbe(String group, String paused, String otherEndpoints, StreamAddress stream) {
+  PauseProbe(String group, String paused, List<String> otherEndpoints, StreamAddress stream) {
     this.group = group;
     this.paused = paused;
     this.stream = stream;
-    this.client = NovaClient.builder().endpoints(otherEndpoints).requestTimeout(Duration.ofSeconds(10))
-        .retryBudget(Duration.ofSeconds(10)).build();
+    this.client = NovaClient.builder().endpoints(String.join(",", otherEndpoints))
+        .requestTimeout(Duration.ofSeconds(10)).retryBudget(Duration.ofSeconds(10)).build();
+    for (String endpoint : otherEndpoints) {
+      others.add(NettyChannelBuilder.forTarget(endpoint).usePlaintext().build());
+    }
     this.writer = new Thread(this::appendUntilStopped, "chaos-pause-probe");
     writer.setDaemon(true);
     writer.start();
@@ -74,38 +123,55 @@ final class PauseProbe implements AutoCloseable {
 
   private void appendUntilStopped() {
     for (int i = 0; i < APPENDS_MAX && !stop.get(); i++) {
+      long sent = System.nanoTime();
+      String answer;
       try {
         client.append(stream, List.of(AppendRecord.ofUtf8("pause-probe-" + i)));
-        ackNs.add(System.nanoTime());
+        answer = "ok";
       } catch (NovaException e) {
+        answer = e.getClass().getSimpleName();
+      }
+      if (attempts.size() < TIMELINE_MAX || answer.equals("ok")) {
+        attempts.add(new Attempt(sent, System.nanoTime(), answer));
+      }
+      if (!answer.equals("ok")) {
         ChaosCluster.sleep(10); // unknown or unavailable: try the next one
       }
     }
   }
 
-  /** Waits until the other nodes name a leader other than the paused one, up to {@code untilNs}. */
+  /**
+   * Waits until one of the other nodes' replicas of the group is its leader, up to {@code untilNs};
+   * returns when that was seen, or -1.
+   */
   long awaitNewLeader(long untilNs) {
     while (System.nanoTime() - untilNs < 0) {
-      try {
-        boolean elected = client.clusterStatus().groups().stream()
-            .filter(g -> g.name().equals(group)).map(GroupStatus::leader)
-            .anyMatch(l -> l != null && !l.isEmpty() && !l.equals(paused));
-        if (elected) {
-          return System.nanoTime();
+      for (ManagedChannel channel : others) {
+        try {
+          for (ReplicaInfo r : ControlPlaneGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(NODE_INFO_DEADLINE_MS, TimeUnit.MILLISECONDS)
+              .getNodeInfo(GetNodeInfoRequest.getDefaultInstance()).getReplicasList()) {
+            if (r.getGroupName().equals(group) && r.getRole().equals("leader")) {
+              newLeader = r.getLeader().isEmpty() ? "?" : r.getLeader();
+              return System.nanoTime();
+            }
+          }
+        } catch (StatusRuntimeException e) {
+          // that node is busy or restarting; the next poll asks again
         }
-      } catch (NovaException e) {
-        // the node asked may be busy; ask again
       }
       ChaosCluster.sleep(POLL_MS);
     }
     return -1;
   }
 
-  /** Stops appending and reports the pause whose new leader was seen at {@code electedNs}. */
-  Measurement finish(long electedNs, long resumedNs) {
+  /** Stops appending and reports the pause that began at {@code pausedNs}. */
+  Measurement finish(long pausedNs, long electedNs, long resumedNs) {
     stop.set(true);
-    long first = ackNs.stream().filter(t -> t - electedNs >= 0).min(Long::compare).orElse(-1L);
-    return new Measurement(group, paused, electedNs, first, resumedNs);
+    long first = electedNs < 0 ? -1 : attempts.stream().filter(a -> a.answer().equals("ok"))
+        .mapToLong(Attempt::answeredNs).filter(t -> t - electedNs >= 0).min().orElse(-1L);
+    return new Measurement(group, paused, newLeader, pausedNs, electedNs, first, resumedNs,
+        List.copyOf(attempts));
   }
 
   @Override
@@ -117,5 +183,6 @@ final class PauseProbe implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     client.close();
+    others.forEach(ManagedChannel::shutdownNow);
   }
 }

@@ -148,10 +148,18 @@ public final class ScenarioRunner {
         phases.lap("readback");
         verdict = new Checker().check(history, finals, new Checker.Recovery(leaderMs, appendMs));
         for (PauseProbe.Measurement m : pauses) {
-          // Reported, not yet an anomaly: one trial run under heavy machine load saw a pause (of the node
-          // leading meta and the probed shard) with no probe commit before the resume; until that is
-          // understood, a failing check here would fail CI on timing alone (docs/testing.md).
-          LOG.info("pause probe ({}): {}", m.ok() ? "within bound" : "OUT OF BOUND", m);
+          // A pause whose new leader was seen too close to the resume for the bound to fit says nothing
+          // about the write path (a slow election under load): it is logged, not judged.
+          PauseProbe.Outcome outcome = m.outcome();
+          LOG.info("pause probe ({}): {}", outcome, m);
+          if (outcome == PauseProbe.Outcome.LATE) {
+            verdict.anomaly("pause-leader-first-commit", m + "; appends (ms from the pause): " + m.timeline());
+          } else {
+            verdict.checked("pause-leader-first-commit");
+            if (outcome == PauseProbe.Outcome.INCONCLUSIVE) {
+              LOG.info("pause probe timeline (ms from the pause): {}", m.timeline());
+            }
+          }
         }
         phases.lap("check");
       } finally {
@@ -353,8 +361,8 @@ public final class ScenarioRunner {
   private void pauseLeader(ChaosCluster cluster, String group, String leader) throws Exception {
     long holdNs = Duration.ofMillis(2 * 2 * ELECTION_TIMEOUT_MS + 500).toNanos(); // > twice the longest timeout
     StreamAddress probeStream = probeStreams.get(group);
-    String others = String.join(",", cluster.nodes().stream().filter(n -> !n.id().equals(leader))
-        .map(ChaosCluster.Node::endpoint).toList());
+    List<String> others = cluster.nodes().stream().filter(n -> !n.id().equals(leader))
+        .map(ChaosCluster.Node::endpoint).toList();
     try (PauseProbe probe = probeStream == null ? null : new PauseProbe(group, leader, others, probeStream)) {
       cluster.pause(leader);
       long pausedNs = System.nanoTime();
@@ -362,8 +370,8 @@ public final class ScenarioRunner {
       sleepUntil(pausedNs + holdNs);
       long resumedNs = System.nanoTime();
       cluster.healAll();
-      if (electedNs >= 0) {
-        pauses.add(probe.finish(electedNs, resumedNs));
+      if (probe != null) {
+        pauses.add(probe.finish(pausedNs, electedNs, resumedNs));
       }
     }
   }

@@ -138,11 +138,14 @@ public final class GroupClients implements AutoCloseable {
         return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
       }));
     }
-    // Only the write clients follow: reads are resent on any failure anyway, and a read client moved
-    // to a replica mid-election met "leader unknown" in a trial of FailoverTest.
+    // The write clients follow, and the meta group's read client: every call on a stream this gateway
+    // has not resolved yet queries meta first, and with meta's leader paused that query sat on it until
+    // the pause ended (the chaos PauseProbe saw no commit for whole pauses of the node leading meta).
+    // Shard read clients do not: their reads are resent on any failure anyway, and one moved to a
+    // replica mid-election met "leader unknown" in a trial of FailoverTest.
     List<List<PeerMovingClient>> followed = new ArrayList<>();
-    for (PeerMovingClient w : writeClients) {
-      followed.add(List.of(w));
+    for (int i = 0; i < writeClients.size(); i++) {
+      followed.add(i == 0 ? List.of(writeClients.get(i), readClients.get(i)) : List.of(writeClients.get(i)));
     }
     this.leaderFollower = localLeaders == LocalLeaders.NONE ? null
         : new LeaderFollower(layout.allGroups(), localLeaders, followed);
