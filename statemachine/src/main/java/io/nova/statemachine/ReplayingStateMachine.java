@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Snapshots</b> ({@link CheckpointSnapshots}, ADR 0011). {@link #takeSnapshot()} runs on the apply
  * thread (Ratis waits for pending applies first), so the store checkpoint holds exactly the store's
- * applied index, which is the index reported. When Ratis installs a snapshot received from the leader it
+ * applied index, which is the index reported. The slow part of a checkpoint, flushing the memtables
+ * (the store writes no WAL, ADR 0016, so everything applied since the last flush is only in memory),
+ * runs first on a background thread while applies go on ({@link #PRE_FLUSHER}); the checkpoint itself,
+ * on the apply thread, then flushes only what was applied meanwhile and hard-links the files. When Ratis installs a snapshot received from the leader it
  * calls {@link #pause()} and publishes the files, then {@link #reinitialize()} on the apply thread: the
  * store is closed, replaced by the snapshot's copy and reopened, and the subclass reloads its in-memory
  * state ({@link #openStore()}). The same rule runs at start: a store holding less than the newest
@@ -77,6 +80,18 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   /** Guarded by {@code snapshotLock}: a received snapshot is being published; take none meanwhile. */
   private boolean installing;
   private volatile CheckpointSnapshots snapshots;
+  /**
+   * Flushes stores ahead of their checkpoints, off the apply threads: one daemon thread for every state
+   * machine of the process, as flushes compete for the same disk anyway.
+   */
+  private static final java.util.concurrent.ExecutorService PRE_FLUSHER =
+      java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "nova-snapshot-pre-flush");
+        t.setDaemon(true);
+        return t;
+      });
+  /** Guarded by {@code snapshotLock}: the flush started for the next checkpoint, or null. */
+  private CompletableFuture<Void> preFlush;
 
   /** The group's name for log lines; null until known (then Ratis' group id stands in). */
   private volatile String groupName;
@@ -357,8 +372,14 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * Checkpoints the store into the snapshot area (nothing new when the store holds nothing since the
    * newest snapshot) and keeps the newest two. Ratis calls this on the apply thread.
    *
-   * @return the index of the newest snapshot; {@code -1} when there is none (or one is being installed).
-   *     A checkpoint that fails (disk full) is logged and the previous snapshot's index returned.
+   * <p>In two calls: the first starts flushing the store on {@link #PRE_FLUSHER} and returns -1 (no new
+   * snapshot yet, so Ratis keeps asking with every applied entry, each call a field read); the first call
+   * after that flush ended takes the checkpoint, which has only the entries applied meanwhile left to
+   * flush. A failed pre-flush is logged; the checkpoint then flushes everything itself.
+   *
+   * @return the index of the newest snapshot; {@code -1} when there is none, while the store is being
+   *     flushed for the next one, or while one is being installed. A checkpoint that fails (disk full) is
+   *     logged and the previous snapshot's index returned.
    */
   @Override
   public final long takeSnapshot() {
@@ -367,13 +388,39 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         if (installing) {
           return -1;
         }
+        RocksStore store = openedStore();
+        if (store.appliedIndex().index() > snapshots.latestIndex()) {
+          if (preFlush == null) {
+            preFlush = CompletableFuture.runAsync(() -> preFlush(store), PRE_FLUSHER);
+            return -1;
+          }
+          if (!preFlush.isDone()) {
+            return -1;
+          }
+        }
+        preFlush = null;
         try {
-          return snapshots.take(this::checkpointStore, openedStore().appliedIndex());
+          return snapshots.take(this::checkpointStore, store.appliedIndex());
         } catch (UncheckedIOException e) {
           // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
           LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);
           return snapshots.latestIndex();
         }
+      }
+    }
+  }
+
+  private void preFlush(RocksStore store) {
+    try (LogContext.Scope ignored = logScope()) {
+      long startNanos = System.nanoTime();
+      try {
+        store.flush();
+        LOG.info("store flushed for the next snapshot in {} ms, beside the apply thread", (System.nanoTime() - startNanos) / 1_000_000);
+      } catch (RocksStore.StoreClosedException e) {
+        LOG.debug("store closed before its pre-snapshot flush (a stop or a snapshot install)");
+      } catch (RuntimeException e) {
+        // A failing disk: the checkpoint flushes everything itself, and reports what fails there.
+        LOG.warn("could not flush the store ahead of a snapshot: {}", e.toString());
       }
     }
   }
@@ -409,6 +456,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
     try (LogContext.Scope ignored = logScope()) {
       synchronized (snapshotLock) {
         snapshots.rescan();
+        preFlush = null; // it flushed the store being replaced
         closeStore();
         openStoreFromNewestData();
         installing = false;
