@@ -10,6 +10,7 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
+import io.nova.statemachine.store.StoreUsage;
 import io.nova.statemachine.timing.LeaderStageTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * @param <C> the group's command message, as it is stored in the log
  */
 abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> extends BaseStateMachine
-    implements LeaderChanges {
+    implements LeaderChanges, StoreUsageSource {
 
   /** Leaders this replica has learned of since it started (see {@link #leaderChangesObserved()}). */
   private final AtomicLong leadersLearned = new AtomicLong();
@@ -518,6 +519,19 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   /** What a subclass does when the known leader changes ({@code newLeaderId} null: none known); runs
    * inside the log scope. Does nothing by default. */
   protected void onLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {}
+
+  @Override
+  public final Optional<StoreUsage> storeUsage() {
+    RocksStore store = openedStore();
+    if (store == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(store.usage());
+    } catch (RocksStore.StoreClosedException e) {
+      return Optional.empty();
+    }
+  }
 
   @Override
   public final long leaderChangesObserved() {

@@ -4,11 +4,14 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.statemachine.LeaderChanges;
+import io.nova.statemachine.StoreUsageSource;
+import io.nova.statemachine.store.StoreUsage;
 import java.io.File;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -44,9 +47,21 @@ final class GroupMetrics {
   /** Counter: leaders this replica learned of since the process started (see {@link LeaderChanges}). */
   static final String LEADER_CHANGES = "leader_changes";
 
+  /** Gauge: bytes of this replica's store SST files on disk (RocksDB's estimate, see {@link StoreUsage}). */
+  static final String STORE_SST_BYTES = "store_sst_bytes";
+  /** Gauge: bytes of live data in this replica's store, what a full compaction would leave. */
+  static final String STORE_LIVE_DATA_BYTES = "store_live_data_bytes";
+  /** Gauge: bytes of this replica's store memtables (applied, not yet flushed). */
+  static final String STORE_MEMTABLE_BYTES = "store_memtable_bytes";
+  /** Gauge: bytes RocksDB's compaction still has to rewrite in this replica's store. */
+  static final String STORE_PENDING_COMPACTION_BYTES = "store_pending_compaction_bytes";
+  /** Gauge: estimated keys in this replica's store (records, plus a few per stream). */
+  static final String STORE_KEYS = "store_keys";
+
   /** Every per-group metric, in the order above. */
   static final List<String> ALL = List.of(IS_LEADER, LEADER_KNOWN, TERM, COMMIT_INDEX, APPLIED_INDEX,
-      APPLY_LAG, LOG_ENTRIES, LOG_BYTES, LEADER_CHANGES);
+      APPLY_LAG, LOG_ENTRIES, LOG_BYTES, LEADER_CHANGES, STORE_SST_BYTES, STORE_LIVE_DATA_BYTES,
+      STORE_MEMTABLE_BYTES, STORE_PENDING_COMPACTION_BYTES, STORE_KEYS);
 
   /** Ratis' log segment files are named {@code log_<start>-<end>} and {@code log_inprogress_<start>}. */
   private static final String LOG_SEGMENT_PREFIX = "log_";
@@ -76,6 +91,11 @@ final class GroupMetrics {
       gauge(registry, group, LOG_ENTRIES, spec, divisions,
           d -> Math.max(0, d.getRaftLog().getNextIndex() - d.getRaftLog().getStartIndex()));
       gauge(registry, group, LOG_BYTES, spec, divisions, GroupMetrics::logBytes);
+      store(registry, group, STORE_SST_BYTES, spec, divisions, StoreUsage::sstFilesBytes);
+      store(registry, group, STORE_LIVE_DATA_BYTES, spec, divisions, StoreUsage::liveDataBytes);
+      store(registry, group, STORE_MEMTABLE_BYTES, spec, divisions, StoreUsage::memtableBytes);
+      store(registry, group, STORE_PENDING_COMPACTION_BYTES, spec, divisions, StoreUsage::pendingCompactionBytes);
+      store(registry, group, STORE_KEYS, spec, divisions, StoreUsage::keys);
       registry.register(name(group, LEADER_CHANGES), new ObservedCount(() -> divisions.apply(spec)
           .map(d -> d.getStateMachine() instanceof LeaderChanges lc ? lc.leaderChangesObserved() : 0L)
           .orElse(0L)));
@@ -86,6 +106,13 @@ final class GroupMetrics {
       Function<GroupSpec, Optional<RaftServer.Division>> divisions, ToDoubleFunction<RaftServer.Division> read) {
     registry.registerGauge(name(group, metric),
         (Gauge<Double>) () -> divisions.apply(spec).map(read::applyAsDouble).orElse(Double.NaN));
+  }
+
+  /** A gauge of the replica's store; NaN while the store is closed (stopping, installing a snapshot). */
+  private static void store(MetricRegistry registry, String group, String metric, GroupSpec spec,
+      Function<GroupSpec, Optional<RaftServer.Division>> divisions, ToLongFunction<StoreUsage> read) {
+    gauge(registry, group, metric, spec, divisions, d -> d.getStateMachine() instanceof StoreUsageSource source
+        ? source.storeUsage().map(u -> (double) read.applyAsLong(u)).orElse(Double.NaN) : Double.NaN);
   }
 
   /** Applied is read before commit: both only grow, so the difference is never negative from skew. */

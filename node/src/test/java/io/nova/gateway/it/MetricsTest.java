@@ -265,6 +265,41 @@ class MetricsTest {
   }
 
   @Test
+  void everyReplicaReportsWhatItsStoreHolds() {
+    StreamAddress s = fx.newStream("store-usage");
+    Map<String, Map<String, Double>> before = new HashMap<>();
+    fx.cluster.nodeIds().forEach(node -> before.put(node, scrape(node)));
+    int records = 200;
+    int recordBytes = 1000;
+    for (int i = 0; i < records / 20; i++) {
+      List<AppendRecord> batch = new java.util.ArrayList<>();
+      for (int r = 0; r < 20; r++) {
+        batch.add(AppendRecord.ofUtf8("x".repeat(recordBytes)));
+      }
+      client.append(s, batch);
+    }
+    // Every node holds a replica of every group here; the records are in one group's store, in its
+    // memtable or (after a flush) its SST files, on all three replicas.
+    Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+      for (String node : fx.cluster.nodeIds()) {
+        Map<String, Double> m = scrape(node);
+        assertThat(sum(m, "nova_group_store_keys") - sum(before.get(node), "nova_group_store_keys"))
+            .as("keys added on %s", node).isGreaterThanOrEqualTo(records);
+        double bytes = sum(m, "nova_group_store_memtable_bytes") + sum(m, "nova_group_store_sst_bytes");
+        assertThat(bytes).as("store bytes on %s", node).isGreaterThanOrEqualTo((double) records * recordBytes);
+        assertThat(sum(m, "nova_group_store_pending_compaction_bytes")).isGreaterThanOrEqualTo(0);
+        assertThat(sum(m, "nova_group_store_live_data_bytes")).isGreaterThanOrEqualTo(0);
+      }
+    });
+  }
+
+  /** The sum of {@code metric} over every group (every label set) of one scrape. */
+  private static double sum(Map<String, Double> scrape, String metric) {
+    return scrape.entrySet().stream().filter(e -> e.getKey().startsWith(metric + "{"))
+        .mapToDouble(Map.Entry::getValue).filter(v -> !Double.isNaN(v)).sum();
+  }
+
+  @Test
   void aLeaderChangeIsCountedByTheReplicasThatSawIt() throws Exception {
     String group = GroupSpec.shardName(0);
     String leader = fx.cluster.awaitLeader(group, SETTLE);

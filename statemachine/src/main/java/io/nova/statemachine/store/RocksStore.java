@@ -174,6 +174,26 @@ public abstract class RocksStore implements AutoCloseable {
     });
   }
 
+  /**
+   * What the store holds, as RocksDB estimates it; cheap (in-memory properties, no I/O).
+   *
+   * @throws StoreClosedException if the store is closed
+   * @throws UncheckedIOException if RocksDB cannot report a property
+   */
+  public StoreUsage usage() {
+    return using(() -> {
+      try {
+        return new StoreUsage(db.getLongProperty("rocksdb.total-sst-files-size"),
+            db.getLongProperty("rocksdb.estimate-live-data-size"),
+            db.getLongProperty("rocksdb.cur-size-all-mem-tables"),
+            db.getLongProperty("rocksdb.estimate-pending-compaction-bytes"),
+            db.getLongProperty("rocksdb.estimate-num-keys"));
+      } catch (RocksDBException e) {
+        throw storageFailure("read store properties", e);
+      }
+    });
+  }
+
   /** Closes the database once no use is running; idempotent. */
   @Override
   public void close() {
