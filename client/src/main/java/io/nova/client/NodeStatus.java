@@ -1,6 +1,7 @@
 package io.nova.client;
 
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * One node as the answering node sees it. Immutable.
@@ -14,9 +15,11 @@ import java.util.Objects;
  * @param version the Nova version the node runs, or "" when it is down or did not say
  * @param httpAddress host:port of its HTTP/JSON API ({@code /v1}, {@code /health}, {@code /ready},
  *     {@code /metrics}), or "" when the answering node runs a version that does not report it
+ * @param dataBytes what its replicas hold, in bytes: stores (SST files and memtables) plus Raft log
+ *     segments; empty when it is down or runs a version that does not report it
  */
 public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
-        String version, String httpAddress) {
+        String version, String httpAddress, OptionalLong dataBytes) {
 
     /** Rejects nulls. */
     public NodeStatus {
@@ -25,5 +28,12 @@ public record NodeStatus(String nodeId, String raftAddress, String apiAddress, b
         Objects.requireNonNull(apiAddress, "apiAddress");
         Objects.requireNonNull(version, "version");
         Objects.requireNonNull(httpAddress, "httpAddress");
+        Objects.requireNonNull(dataBytes, "dataBytes");
+    }
+
+    /** A node whose data size is not known. */
+    public NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
+            String version, String httpAddress) {
+        this(nodeId, raftAddress, apiAddress, reachable, up, version, httpAddress, OptionalLong.empty());
     }
 }

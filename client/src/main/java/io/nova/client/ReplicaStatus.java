@@ -16,9 +16,13 @@ import java.util.OptionalLong;
  * @param matchIndex the highest log index the leader knows this replica holds; empty for the leader
  *     itself and when the leader did not answer
  * @param lag the group's commit index minus {@code appliedIndex}, at least 0; empty when not up
+ * @param storeBytes the replica's store (SST files plus memtables), in bytes; empty when not up or while
+ *     its store is closed
+ * @param logBytes the replica's Raft log segment files, in bytes; empty when not up
  */
 public record ReplicaStatus(String nodeId, boolean up, String role, long term, long commitIndex,
-        long appliedIndex, OptionalLong matchIndex, OptionalLong lag) {
+        long appliedIndex, OptionalLong matchIndex, OptionalLong lag, OptionalLong storeBytes,
+        OptionalLong logBytes) {
 
     /** Rejects nulls. */
     public ReplicaStatus {
@@ -26,5 +30,14 @@ public record ReplicaStatus(String nodeId, boolean up, String role, long term, l
         Objects.requireNonNull(role, "role");
         Objects.requireNonNull(matchIndex, "matchIndex");
         Objects.requireNonNull(lag, "lag");
+        Objects.requireNonNull(storeBytes, "storeBytes");
+        Objects.requireNonNull(logBytes, "logBytes");
+    }
+
+    /** A replica whose store and log sizes are not known. */
+    public ReplicaStatus(String nodeId, boolean up, String role, long term, long commitIndex, long appliedIndex,
+            OptionalLong matchIndex, OptionalLong lag) {
+        this(nodeId, up, role, term, commitIndex, appliedIndex, matchIndex, lag, OptionalLong.empty(),
+                OptionalLong.empty());
     }
 }

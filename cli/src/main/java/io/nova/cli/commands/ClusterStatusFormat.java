@@ -3,6 +3,7 @@ package io.nova.cli.commands;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nova.cli.Sizes;
 import io.nova.client.ClusterStatus;
 import io.nova.client.GroupStatus;
 import io.nova.client.NodeStatus;
@@ -30,9 +31,10 @@ final class ClusterStatusFormat {
     root.put("answered_by", status.answeredBy());
     ArrayNode nodes = root.putArray("nodes");
     for (NodeStatus n : status.nodes()) {
-      nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
+      ObjectNode no = nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
           .put("api_address", n.apiAddress()).put("http_address", n.httpAddress())
           .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version());
+      putOptional(no, "data_bytes", n.dataBytes());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -48,9 +50,15 @@ final class ClusterStatusFormat {
             .put("term", r.term()).put("commit_index", r.commitIndex()).put("applied_index", r.appliedIndex());
         putOptional(ro, "match_index", r.matchIndex());
         putOptional(ro, "lag", r.lag());
+        putOptional(ro, "store_bytes", r.storeBytes());
+        putOptional(ro, "log_bytes", r.logBytes());
       }
     }
     return root;
+  }
+
+  private static String size(OptionalLong bytes) {
+    return bytes.isPresent() ? Sizes.format(bytes.getAsLong()) : "-";
   }
 
   private static void putOptional(ObjectNode o, String field, OptionalLong value) {
@@ -63,10 +71,10 @@ final class ClusterStatusFormat {
 
   static String tables(ClusterStatus status, boolean withReplicas) {
     List<List<String>> nodes = new ArrayList<>();
-    nodes.add(List.of("NODE", "STATUS", "VERSION", "API", "HTTP", "RAFT"));
+    nodes.add(List.of("NODE", "STATUS", "VERSION", "DATA", "API", "HTTP", "RAFT"));
     for (NodeStatus n : status.nodes()) {
-      nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), n.apiAddress(),
-          n.httpAddress().isEmpty() ? "-" : n.httpAddress(), n.raftAddress()));
+      nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), size(n.dataBytes()),
+          n.apiAddress(), n.httpAddress().isEmpty() ? "-" : n.httpAddress(), n.raftAddress()));
     }
     Set<String> upNodes = upNodes(status);
     List<List<String>> groups = new ArrayList<>();
@@ -190,12 +198,13 @@ final class ClusterStatusFormat {
 
   private static List<List<String>> replicaRows(ClusterStatus status, Set<String> upNodes) {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG"));
+    rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG", "STORE", "LOG"));
     for (GroupStatus g : status.groups()) {
       for (ReplicaStatus r : g.replicaStatus()) {
         rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : absentState(r, upNodes),
             r.up() ? Long.toString(r.term()) : "-", r.up() ? Long.toString(r.commitIndex()) : "-",
-            r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag())));
+            r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag()),
+            size(r.storeBytes()), size(r.logBytes())));
       }
     }
     return rows;

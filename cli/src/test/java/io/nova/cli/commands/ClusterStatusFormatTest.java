@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class ClusterStatusFormatTest {
 
   static final ClusterStatus DEGRADED = new ClusterStatus("n1",
-      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901"),
+      List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901", OptionalLong.of(5_452_595)),
           new NodeStatus("n2", "h:7802", "h:7702", true, false, "", "h:7902"),
           new NodeStatus("n3", "h:7803", "h:7703", false, false, "", "h:7903")),
       List.of(
@@ -29,7 +29,8 @@ class ClusterStatusFormatTest {
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
               OptionalLong.empty()),
           new GroupStatus("shard-0", "uuid-0", List.of("n1", "n2", "n3"), "", 7, 105, 100, List.of(
-              new ReplicaStatus("n1", true, "candidate", 7, 105, 100, OptionalLong.empty(), OptionalLong.of(5)),
+              new ReplicaStatus("n1", true, "candidate", 7, 105, 100, OptionalLong.empty(), OptionalLong.of(5),
+                  OptionalLong.of(812), OptionalLong.of(3 * 1024 * 1024)),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
               OptionalLong.of(12)),
@@ -45,8 +46,11 @@ class ClusterStatusFormatTest {
     assertThat(json.get("answered_by").asText()).isEqualTo("n1");
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
-        .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version");
+        .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
+            "data_bytes");
     assertThat(n2.get("up").asBoolean()).isFalse();
+    assertThat(n2.get("data_bytes").isNull()).isTrue();
+    assertThat(json.get("nodes").get(0).get("data_bytes").asLong()).isEqualTo(5_452_595);
     assertThat(n2.get("reachable").asBoolean()).isTrue();
     JsonNode meta = json.get("groups").get(0);
     assertThat(meta.fieldNames()).toIterable().containsExactly("name", "group_id", "replicas", "leader", "term",
@@ -56,8 +60,12 @@ class ClusterStatusFormatTest {
     assertThat(meta.get("stream_count").isNull()).isTrue();
     JsonNode down = meta.get("replica_status").get(1);
     assertThat(down.fieldNames()).toIterable().containsExactly("node_id", "up", "role", "term", "commit_index",
-        "applied_index", "match_index", "lag");
+        "applied_index", "match_index", "lag", "store_bytes", "log_bytes");
     assertThat(down.get("match_index").asLong()).isEqualTo(17);
+    assertThat(down.get("store_bytes").isNull()).isTrue();
+    JsonNode candidate = json.get("groups").get(1).get("replica_status").get(0);
+    assertThat(candidate.get("store_bytes").asLong()).isEqualTo(812);
+    assertThat(candidate.get("log_bytes").asLong()).isEqualTo(3 * 1024 * 1024);
     assertThat(down.get("lag").isNull()).isTrue();
     assertThat(json.get("groups").get(1).get("stream_count").asLong()).isEqualTo(12);
   }
@@ -108,18 +116,18 @@ class ClusterStatusFormatTest {
     List<String> lines = text.lines().toList();
     assertThat(lines.get(0)).isEqualTo("answered by n1");
     assertThat(lines).contains(
-        "NODE  STATUS     VERSION  API     HTTP    RAFT",
-        "n1    up         1.0.0    h:7701  h:7901  h:7801",
-        "n2    raft-only  -        h:7702  h:7902  h:7802",
-        "n3    down       -        h:7703  h:7903  h:7803",
+        "NODE  STATUS     VERSION  DATA     API     HTTP    RAFT",
+        "n1    up         1.0.0    5.2 MiB  h:7701  h:7901  h:7801",
+        "n2    raft-only  -        -        h:7702  h:7902  h:7802",
+        "n3    down       -        -        h:7703  h:7903  h:7803",
         "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
         "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
         "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
         "shard-1  NONE    0     0       0        -        0        n1(starting) n2(down) n3(down)",
-        "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG",
-        "meta     n2       down       -     -       -        17     -",
-        "shard-0  n1       candidate  7     105     100      -      5",
-        "shard-1  n1       starting   -     -       -        -      -");
+        "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG  STORE  LOG",
+        "meta     n2       down       -     -       -        17     -    -      -",
+        "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",
+        "shard-1  n1       starting   -     -       -        -      -    -      -");
   }
 
   @Test

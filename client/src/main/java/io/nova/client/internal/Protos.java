@@ -148,7 +148,7 @@ public final class Protos {
     public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
         List<NodeStatus> nodes = r.getNodesList().stream()
                 .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
-                        n.getUp(), n.getVersion(), n.getHttpAddress()))
+                        n.getUp(), n.getVersion(), n.getHttpAddress(), optional(n.hasDataBytes(), n.getDataBytes())))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
@@ -162,6 +162,11 @@ public final class Protos {
     private static ReplicaStatus replicaStatus(io.nova.proto.v1.ReplicaStatus r) {
         return new ReplicaStatus(r.getNodeId(), r.getUp(), r.getRole(), r.getTerm(), r.getCommitIndex(),
                 r.getAppliedIndex(), r.hasMatchIndex() ? OptionalLong.of(r.getMatchIndex()) : OptionalLong.empty(),
-                r.hasLag() ? OptionalLong.of(r.getLag()) : OptionalLong.empty());
+                r.hasLag() ? OptionalLong.of(r.getLag()) : OptionalLong.empty(),
+                optional(r.hasStoreBytes(), r.getStoreBytes()), optional(r.hasLogBytes(), r.getLogBytes()));
+    }
+
+    private static OptionalLong optional(boolean present, long value) {
+        return present ? OptionalLong.of(value) : OptionalLong.empty();
     }
 }

@@ -4,11 +4,11 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.statemachine.LeaderChanges;
-import io.nova.statemachine.StoreUsageSource;
+import io.nova.cluster.raft.ReplicaDisk;
 import io.nova.statemachine.store.StoreUsage;
-import java.io.File;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
@@ -63,9 +63,6 @@ final class GroupMetrics {
       APPLY_LAG, LOG_ENTRIES, LOG_BYTES, LEADER_CHANGES, STORE_SST_BYTES, STORE_LIVE_DATA_BYTES,
       STORE_MEMTABLE_BYTES, STORE_PENDING_COMPACTION_BYTES, STORE_KEYS);
 
-  /** Ratis' log segment files are named {@code log_<start>-<end>} and {@code log_inprogress_<start>}. */
-  private static final String LOG_SEGMENT_PREFIX = "log_";
-
   private GroupMetrics() {}
 
   /** The Dropwizard name of one per-group metric. */
@@ -90,7 +87,10 @@ final class GroupMetrics {
       gauge(registry, group, APPLY_LAG, spec, divisions, GroupMetrics::applyLag);
       gauge(registry, group, LOG_ENTRIES, spec, divisions,
           d -> Math.max(0, d.getRaftLog().getNextIndex() - d.getRaftLog().getStartIndex()));
-      gauge(registry, group, LOG_BYTES, spec, divisions, GroupMetrics::logBytes);
+      gauge(registry, group, LOG_BYTES, spec, divisions, d -> {
+        OptionalLong bytes = ReplicaDisk.logBytes(d);
+        return bytes.isPresent() ? bytes.getAsLong() : Double.NaN;
+      });
       store(registry, group, STORE_SST_BYTES, spec, divisions, StoreUsage::sstFilesBytes);
       store(registry, group, STORE_LIVE_DATA_BYTES, spec, divisions, StoreUsage::liveDataBytes);
       store(registry, group, STORE_MEMTABLE_BYTES, spec, divisions, StoreUsage::memtableBytes);
@@ -111,8 +111,8 @@ final class GroupMetrics {
   /** A gauge of the replica's store; NaN while the store is closed (stopping, installing a snapshot). */
   private static void store(MetricRegistry registry, String group, String metric, GroupSpec spec,
       Function<GroupSpec, Optional<RaftServer.Division>> divisions, ToLongFunction<StoreUsage> read) {
-    gauge(registry, group, metric, spec, divisions, d -> d.getStateMachine() instanceof StoreUsageSource source
-        ? source.storeUsage().map(u -> (double) read.applyAsLong(u)).orElse(Double.NaN) : Double.NaN);
+    gauge(registry, group, metric, spec, divisions,
+        d -> ReplicaDisk.store(d).map(u -> (double) read.applyAsLong(u)).orElse(Double.NaN));
   }
 
   /** Applied is read before commit: both only grow, so the difference is never negative from skew. */
@@ -120,19 +120,5 @@ final class GroupMetrics {
     long applied = d.getInfo().getLastAppliedIndex();
     long commit = d.getRaftLog().getLastCommittedIndex();
     return Math.max(0, commit - applied);
-  }
-
-  /** The segment files' total size; NaN when the folder cannot be listed. One directory listing. */
-  private static double logBytes(RaftServer.Division d) {
-    File[] segments = d.getRaftStorage().getStorageDir().getCurrentDir()
-        .listFiles((dir, name) -> name.startsWith(LOG_SEGMENT_PREFIX));
-    if (segments == null) {
-      return Double.NaN;
-    }
-    long bytes = 0;
-    for (File f : segments) {
-      bytes += f.length();
-    }
-    return bytes;
   }
 }

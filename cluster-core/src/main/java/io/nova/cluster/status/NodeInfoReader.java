@@ -3,6 +3,7 @@ package io.nova.cluster.status;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.node.NovaVersion;
+import io.nova.cluster.raft.ReplicaDisk;
 import io.nova.proto.v1.FollowerProgress;
 import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.ReplicaInfo;
@@ -17,8 +18,8 @@ import org.apache.ratis.server.RaftServer;
 
 /**
  * This node's own view ({@code GetNodeInfo}): its version and, for each replica it hosts, the role,
- * term, leader, commit and applied index; a leader adds each follower's match index, a meta replica
- * the stream count of every shard. Local reads only, no I/O. Thread-safe.
+ * term, leader, commit and applied index, store and log bytes; a leader adds each follower's match index, a meta replica
+ * the stream count of every shard. Local reads only (one log directory listing per replica). Thread-safe.
  */
 public final class NodeInfoReader {
 
@@ -63,6 +64,8 @@ public final class NodeInfoReader {
     if (info.isLeader()) {
       r.addAllFollowers(followers(info));
     }
+    ReplicaDisk.store(division).ifPresent(u -> r.setStoreBytes(u.sstFilesBytes() + u.memtableBytes()));
+    ReplicaDisk.logBytes(division).ifPresent(r::setLogBytes);
     if (division.getStateMachine() instanceof MetaStateMachine meta) {
       for (long count : meta.shardStreamCounts()) {
         r.addShardStreamCounts(count);

@@ -50,14 +50,18 @@ final class StatusAssembly {
     GetClusterStatusResponse.Builder b = GetClusterStatusResponse.newBuilder().setNodeId(selfId);
     for (PeerAddress peer : nodes) {
       GetNodeInfoResponse info = answered.get(peer.id());
-      b.addNodes(NodeStatus.newBuilder()
+      NodeStatus.Builder node = NodeStatus.newBuilder()
           .setNodeId(peer.id())
           .setRaftAddress(peer.raftAddress())
           .setApiAddress(peer.apiAddress())
           .setHttpAddress(peer.httpAddress())
           .setReachable(raftReachable.contains(peer.id()))
           .setUp(info != null)
-          .setVersion(info == null ? "" : info.getVersion()));
+          .setVersion(info == null ? "" : info.getVersion());
+      if (info != null) {
+        node.setDataBytes(dataBytes(info));
+      }
+      b.addNodes(node);
     }
     Optional<ReplicaInfo> metaView = groups.stream().filter(GroupSpec::isMeta).findFirst()
         .flatMap(meta -> metaView(replicasOf(meta, answered)));
@@ -112,6 +116,11 @@ final class StatusAssembly {
     return g.build();
   }
 
+  /** What a node's replicas hold: store plus log bytes, summed over those that reported them. */
+  private static long dataBytes(GetNodeInfoResponse info) {
+    return info.getReplicasList().stream().mapToLong(r -> r.getStoreBytes() + r.getLogBytes()).sum();
+  }
+
   private static ReplicaStatus replica(String id, ReplicaInfo info, long groupCommit,
       List<FollowerProgress> progress) {
     ReplicaStatus.Builder r = ReplicaStatus.newBuilder().setNodeId(id).setUp(info != null);
@@ -123,6 +132,12 @@ final class StatusAssembly {
           .setCommitIndex(info.getCommitIndex())
           .setAppliedIndex(info.getAppliedIndex())
           .setLag(Math.max(0, groupCommit - info.getAppliedIndex()));
+      if (info.hasStoreBytes()) {
+        r.setStoreBytes(info.getStoreBytes());
+      }
+      if (info.hasLogBytes()) {
+        r.setLogBytes(info.getLogBytes());
+      }
     }
     return r.build();
   }

@@ -47,6 +47,9 @@ class ClusterStatusTest {
       assertThat(healthy.nodes()).allSatisfy(n -> {
         assertThat(n.reachable()).isTrue();
         assertThat(n.version()).isEqualTo(NovaVersion.current()).isNotEqualTo(NovaVersion.UNKNOWN);
+        // Every node holds a replica of every group: at least the records, in stores and logs.
+        assertThat(n.dataBytes()).isPresent();
+        assertThat(n.dataBytes().getAsLong()).as("data on %s", n.nodeId()).isPositive();
       });
       assertThat(healthy.groups()).extracting(GroupStatus::name)
           .containsExactly("meta", "shard-0", "shard-1", "shard-2");
@@ -57,6 +60,10 @@ class ClusterStatusTest {
         assertThat(g.commitIndex()).as(g.name()).isPositive();
         assertThat(g.appliedIndex()).isEqualTo(g.commitIndex());
         assertThat(g.replicaStatus()).allSatisfy(r -> assertThat(r.term()).isEqualTo(g.term()));
+        assertThat(g.replicaStatus()).allSatisfy(r -> {
+          assertThat(r.storeBytes()).as("store of %s on %s", g.name(), r.nodeId()).isPresent();
+          assertThat(r.logBytes().orElse(0)).as("log of %s on %s", g.name(), r.nodeId()).isPositive();
+        });
         if (g.name().equals("meta")) {
           assertThat(g.streamCount()).isEmpty();
         } else {
@@ -72,6 +79,7 @@ class ClusterStatusTest {
       NodeStatus n3 = node(degraded, "n3");
       assertThat(n3.reachable()).isFalse();
       assertThat(n3.version()).isEmpty();
+      assertThat(n3.dataBytes()).isEmpty();
       assertThat(degraded.nodes()).filteredOn(NodeStatus::up).extracting(NodeStatus::nodeId)
           .containsExactly("n1", "n2");
       for (GroupStatus g : degraded.groups()) {
@@ -79,6 +87,8 @@ class ClusterStatusTest {
             .orElseThrow();
         assertThat(gone.up()).isFalse();
         assertThat(gone.lag()).isEmpty();
+        assertThat(gone.storeBytes()).isEmpty();
+        assertThat(gone.logBytes()).isEmpty();
         assertThat(g.replicaStatus()).filteredOn(r -> r.role().equals("leader")).hasSize(1);
       }
       long startNanos = System.nanoTime();
