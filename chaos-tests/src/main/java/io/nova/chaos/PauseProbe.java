@@ -80,7 +80,10 @@ final class PauseProbe implements AutoCloseable {
           + (gapMs() < 0 ? "never" : gapMs() + " ms after that") + "; resumed " + ms(resumedNs) + " ms in";
     }
 
-    /** The appends from 1 s before the pause to the resume, each as "sent..answered ms: answer". */
+    /**
+     * The appends answered from 1 s before the pause on and sent before the resume (so the one in flight
+     * at the resume too), each as "sent..answered answer", in ms from the pause.
+     */
     String timeline() {
       long from = pausedNs - TimeUnit.SECONDS.toNanos(1);
       return attempts.stream().filter(a -> a.answeredNs() - from >= 0 && a.sentNs() - resumedNs <= 0)
@@ -165,23 +168,30 @@ final class PauseProbe implements AutoCloseable {
     return -1;
   }
 
-  /** Stops appending and reports the pause that began at {@code pausedNs}. */
+  /**
+   * Stops appending, waits for the append in flight (so the timeline shows how the one that spanned the
+   * resume ended), and reports the pause that began at {@code pausedNs}.
+   */
   Measurement finish(long pausedNs, long electedNs, long resumedNs) {
-    stop.set(true);
+    stopWriter();
     long first = electedNs < 0 ? -1 : attempts.stream().filter(a -> a.answer().equals("ok"))
         .mapToLong(Attempt::answeredNs).filter(t -> t - electedNs >= 0).min().orElse(-1L);
     return new Measurement(group, paused, newLeader, pausedNs, electedNs, first, resumedNs,
         List.copyOf(attempts));
   }
 
-  @Override
-  public void close() {
+  private void stopWriter() {
     stop.set(true);
     try {
       writer.join(15_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  @Override
+  public void close() {
+    stopWriter();
     client.close();
     others.forEach(ManagedChannel::shutdownNow);
   }
