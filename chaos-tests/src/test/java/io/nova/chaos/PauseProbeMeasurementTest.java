@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves how a pause is judged from its timings alone: a commit within the bound after the new leader
  * was seen and before the resume passes; no such commit although the bound fit inside the pause is
- * late (an anomaly of the chaos run); a new leader seen too close to the resume, or never, gives no
+ * late; a new leader seen too close to the resume, or never, gives no
  * verdict; and the timeline names each append relative to the pause.
  */
 class PauseProbeMeasurementTest {
