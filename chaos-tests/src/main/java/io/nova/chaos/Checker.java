@@ -24,8 +24,14 @@ import java.util.Objects;
  *   <li>after {@code Fence(T)} returned boundary f, every record at or after f was written presenting T
  *       or a later token (tokens are {@code gen-N}, installed in increasing N);
  *   <li>each process's observed tails of a stream never decrease;
- *   <li>after healing, every group had a leader within 10 s and an append succeeded within 30 s.
+ *   <li>after healing, every group had a leader within 10 s and an append succeeded within 30 s;
+ *   <li>the final first retained seq_num is at least every acknowledged trim point and at most the
+ *       highest trim point anyone asked for (nothing above the trim point is lost);
+ *   <li>no read invoked after a trim was acknowledged returned a record below that trim point.
  * </ol>
+ *
+ * <p>Records below a stream's final first retained seq_num were trimmed: an acked append there, or a
+ * record a reader saw there, cannot be compared with the final contents and is excused from (1) and (6).
  *
  * <p>Stateless and thread-safe.
  */
@@ -39,11 +45,23 @@ public final class Checker {
   /**
    * The final contents of one stream as read through each node's gateway.
    *
-   * @param byNode node id to the bodies at seq_num 0, 1, ... (every record up to the tail it reported),
-   *               with the tail reported and whether the read's seq_nums were dense
+   * @param byNode node id to the bodies at seq_num first, first + 1, ... (every retained record up to the
+   *               tail it reported), with the tail reported, whether the read's seq_nums were dense, and
+   *               the first retained seq_num it reported (absent: 0)
    */
   public record FinalStream(Map<String, List<String>> byNode, Map<String, Long> tailByNode,
-      Map<String, Boolean> denseByNode) {}
+      Map<String, Boolean> denseByNode, Map<String, Long> firstByNode) {
+
+    /** A stream that was never trimmed. */
+    public FinalStream(Map<String, List<String>> byNode, Map<String, Long> tailByNode,
+        Map<String, Boolean> denseByNode) {
+      this(byNode, tailByNode, denseByNode, Map.of());
+    }
+
+    long firstOf(String node) {
+      return firstByNode.getOrDefault(node, 0L);
+    }
+  }
 
   /** Recovery after the last heal; -1 means it never happened within the bounds. */
   public record Recovery(long leaderAfterHealMs, long appendAfterHealMs) {}
@@ -78,11 +96,14 @@ public final class Checker {
     String refNode = null;
     for (Map.Entry<String, List<String>> e : fin.byNode().entrySet()) {
       String node = e.getKey();
-      List<String> copy = e.getValue();
+      long firstOfNode = fin.firstOf(node);
       v.check("2 dense from 0 to tail", Boolean.TRUE.equals(fin.denseByNode().get(node))
-          && Objects.equals(fin.tailByNode().get(node), (long) copy.size()),
-          stream + " via " + node + ": " + copy.size() + " records, tail " + fin.tailByNode().get(node)
-              + ", dense " + fin.denseByNode().get(node));
+          && Objects.equals(fin.tailByNode().get(node), firstOfNode + e.getValue().size()),
+          stream + " via " + node + ": " + e.getValue().size() + " records from " + firstOfNode + ", tail "
+              + fin.tailByNode().get(node) + ", dense " + fin.denseByNode().get(node));
+      // Indexed by seq_num: null below the first retained seq_num (trimmed).
+      List<String> copy = new ArrayList<>(java.util.Collections.nCopies((int) firstOfNode, (String) null));
+      copy.addAll(e.getValue());
       if (ref == null) {
         ref = copy;
         refNode = node;
@@ -97,6 +118,7 @@ public final class Checker {
       return;
     }
     final List<String> stored = ref;
+    final long first = fin.firstOf(refNode);
     // (3) each payload once, and only payloads someone wrote.
     Map<String, Op> writer = new HashMap<>();
     for (Op op : ops) {
@@ -105,7 +127,7 @@ public final class Checker {
       }
     }
     Map<String, Long> position = new HashMap<>();
-    for (int i = 0; i < stored.size(); i++) {
+    for (int i = (int) first; i < stored.size(); i++) {
       String body = stored.get(i);
       Long previous = position.putIfAbsent(body, (long) i);
       v.check("3 no payload twice", previous == null,
@@ -117,11 +139,14 @@ public final class Checker {
       v.check("6 reads see committed data", !op.error().startsWith(MALFORMED), stream + ": op " + op.id()
           + " " + op.error());
       if (op.isAppend()) {
-        checkAppend(v, stream, op, stored, position);
+        checkAppend(v, stream, op, stored, position, first);
       } else if (op.kind() == Op.Kind.READ && op.ok()) {
-        // (6) what a reader saw is committed where it saw it.
+        // (6) what a reader saw is committed where it saw it (unless trimmed since).
         for (int k = 0; k < op.bodies().size(); k++) {
           long seq = op.start() + k;
+          if (seq < first) {
+            continue;
+          }
           v.check("6 reads see committed data", seq < stored.size() && stored.get((int) seq).equals(op.bodies().get(k)),
               stream + ": op " + op.id() + " read '" + op.bodies().get(k) + "' at " + seq + ", final has "
                   + (seq < stored.size() ? "'" + stored.get((int) seq) + "'" : "nothing"));
@@ -136,14 +161,50 @@ public final class Checker {
     checkRealTime(v, stream, ops);
     checkFences(v, stream, ops, stored, writer);
     checkMonotonic(v, stream, ops);
+    checkTrims(v, stream, ops, first);
   }
 
-  private void checkAppend(Verdict v, String stream, Op op, List<String> stored, Map<String, Long> position) {
+  /** (11) The final trim point is one that was asked for and covers every acked one; (12) no trimmed read. */
+  private void checkTrims(Verdict v, String stream, List<Op> ops, long first) {
+    List<Op> trims = ops.stream().filter(o -> o.kind() == Op.Kind.TRIM).toList();
+    long ackedMax = trims.stream().filter(Op::ok).mapToLong(Op::start).max().orElse(0);
+    // A trim whose outcome is unknown may have landed; a definite failure did not.
+    long askedMax = trims.stream().filter(o -> o.outcome() != Op.Outcome.FAIL).mapToLong(Op::match).max().orElse(0);
+    v.check("11 trim point exact", first >= ackedMax && first <= askedMax,
+        stream + ": final first retained seq_num " + first + ", acked trims reached " + ackedMax
+            + ", highest trim asked " + askedMax);
+    List<Op> acked = trims.stream().filter(Op::ok).sorted(Comparator.comparingLong(Op::completeNs)).toList();
+    List<Op> reads = ops.stream().filter(o -> o.kind() == Op.Kind.READ && o.ok() && !o.bodies().isEmpty())
+        .sorted(Comparator.comparingLong(Op::invokeNs)).toList();
+    int next = 0;
+    long trimmedBelow = 0;
+    Op by = null;
+    for (Op read : reads) {
+      while (next < acked.size() && acked.get(next).completeNs() < read.invokeNs()) {
+        Op t = acked.get(next++);
+        if (t.start() > trimmedBelow) {
+          trimmedBelow = t.start();
+          by = t;
+        }
+      }
+      v.check("12 no read below an acked trim", read.start() >= trimmedBelow,
+          stream + ": op " + read.id() + " read from " + read.start() + " after trim op "
+              + (by == null ? "?" : by.id()) + " was acked at " + trimmedBelow);
+    }
+  }
+
+  private void checkAppend(Verdict v, String stream, Op op, List<String> stored, Map<String, Long> position,
+      long first) {
     if (op.ok()) {
-      // (1) acked at exactly its seq_nums.
+      // (1) acked at exactly its seq_nums, unless trimmed since.
       for (int k = 0; k < op.bodies().size(); k++) {
         String body = op.bodies().get(k);
         long want = op.start() + k;
+        if (want < first) {
+          v.check("1 acked present at acked seq_num", !position.containsKey(body),
+              stream + ": op " + op.id() + " acked '" + body + "' at trimmed " + want + ", found at " + position.get(body));
+          continue;
+        }
         v.check("1 acked present at acked seq_num", Long.valueOf(want).equals(position.get(body)),
             stream + ": op " + op.id() + " acked '" + body + "' at " + want + ", found at " + position.get(body));
       }
@@ -162,12 +223,16 @@ public final class Checker {
                 + position.get(body));
       }
     } else {
-      // Indefinite: either all of the batch landed, contiguously, or none of it.
+      // Indefinite: either all of the batch landed, contiguously, or none of it; a trim may have removed a
+      // prefix of it, and then what is left starts at the first retained seq_num.
       List<Long> at = op.bodies().stream().map(position::get).toList();
       boolean none = at.stream().allMatch(Objects::isNull);
-      boolean all = at.stream().noneMatch(Objects::isNull);
-      boolean contiguous = all && java.util.stream.IntStream.range(0, at.size())
-          .allMatch(k -> at.get(k) == at.get(0) + k);
+      int firstPresent = (int) at.stream().takeWhile(Objects::isNull).count();
+      List<Long> rest = at.subList(firstPresent, at.size());
+      boolean all = firstPresent == 0 && !none && rest.stream().noneMatch(Objects::isNull);
+      boolean contiguous = !none && rest.stream().noneMatch(Objects::isNull)
+          && java.util.stream.IntStream.range(0, rest.size()).allMatch(k -> rest.get(k) == rest.get(0) + k)
+          && (firstPresent == 0 || rest.get(0) == first);
       v.check("1 batches land whole or not at all", none || contiguous,
           stream + ": indefinite op " + op.id() + " landed partly or scattered: " + at);
       if (all && op.kind() == Op.Kind.APPEND_MATCH) {
@@ -216,6 +281,9 @@ public final class Checker {
       v.check("8 fence boundary within the stream", fence.start() <= stored.size(),
           stream + ": fence " + fence.token() + " boundary " + fence.start() + " beyond the final tail " + stored.size());
       for (long seq = Math.max(0, fence.start()); seq < stored.size(); seq++) {
+        if (stored.get((int) seq) == null) {
+          continue; // trimmed
+        }
         Op w = writer.get(stored.get((int) seq));
         long presented = w == null ? -1 : generation(w.token());
         if (presented < gen) {
@@ -250,7 +318,7 @@ public final class Checker {
   private static int firstDifference(List<String> a, List<String> b) {
     int n = Math.min(a.size(), b.size());
     for (int i = 0; i < n; i++) {
-      if (!a.get(i).equals(b.get(i))) {
+      if (!Objects.equals(a.get(i), b.get(i))) {
         return i;
       }
     }

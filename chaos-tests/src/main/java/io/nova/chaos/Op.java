@@ -19,9 +19,10 @@ import java.util.Objects;
  * @param completeNs when it returned
  * @param outcome    how it ended
  * @param bodies     appends: the batch's bodies, globally unique; reads: the bodies read, in order
- * @param match      conditional appends: the match_seq_num; otherwise -1
+ * @param match      conditional appends: the match_seq_num; trims: the requested seq_num; otherwise -1
  * @param token      the fencing token presented (appends) or installed (fence); empty when none
- * @param start      appends: the acked start seq_num; reads: the start seq_num; fence: the boundary; -1
+ * @param start      appends: the acked start seq_num; reads: the start seq_num; fence: the boundary; trim:
+ *                   the first retained seq_num it answered; -1
  * @param tail       the tail the answer reported (ack, read, check-tail, mismatch); -1 when none
  * @param error      the error's class and message for FAIL and INFO; empty for OK
  */
@@ -29,7 +30,7 @@ public record Op(long id, String process, Kind kind, String stream, long invokeN
     Outcome outcome, List<String> bodies, long match, String token, long start, long tail, String error) {
 
   /** What an operation was. */
-  public enum Kind { APPEND, APPEND_MATCH, FENCE, READ, CHECK_TAIL }
+  public enum Kind { APPEND, APPEND_MATCH, FENCE, READ, CHECK_TAIL, TRIM }
 
   /** How an operation ended. */
   public enum Outcome { OK, FAIL, INFO }

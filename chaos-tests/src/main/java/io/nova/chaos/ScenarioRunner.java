@@ -465,31 +465,35 @@ public final class ScenarioRunner {
       Map<String, List<String>> byNode = new LinkedHashMap<>();
       Map<String, Long> tails = new LinkedHashMap<>();
       Map<String, Boolean> dense = new LinkedHashMap<>();
+      Map<String, Long> firsts = new LinkedHashMap<>();
       for (ChaosCluster.Node n : cluster.nodes()) {
         try (NovaClient c = NovaClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(10))
             .retryBudget(Duration.ofSeconds(30)).build()) {
+          // The workload has stopped: nothing trims while this reads from the first retained record.
+          long first = c.bounds(s).firstSeqNum();
           List<String> bodies = new ArrayList<>();
           boolean isDense = true;
           long tail;
           while (true) {
-            ReadBatch b = c.read(s, ReadOptions.builder().startSeqNum(bodies.size()).build());
+            ReadBatch b = c.read(s, ReadOptions.builder().startSeqNum(first + bodies.size()).build());
             for (SequencedRecord r : b.records()) {
-              isDense &= r.seqNum() == bodies.size();
+              isDense &= r.seqNum() == first + bodies.size();
               bodies.add(r.bodyUtf8());
             }
             tail = b.tail().seqNum();
-            if (b.records().isEmpty() || bodies.size() >= tail) {
+            if (b.records().isEmpty() || first + bodies.size() >= tail) {
               break;
             }
           }
           byNode.put(n.id(), bodies);
           tails.put(n.id(), tail);
           dense.put(n.id(), isDense);
+          firsts.put(n.id(), first);
         } catch (NovaException e) {
           LOG.warn("could not read {} through {}: {}", s, n.id(), e.toString());
         }
       }
-      finals.put(s.stream(), new Checker.FinalStream(byNode, tails, dense));
+      finals.put(s.stream(), new Checker.FinalStream(byNode, tails, dense, firsts));
     }
     return finals;
   }

@@ -5,6 +5,8 @@ import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
+import io.nova.client.StreamBounds;
+import io.nova.client.TrimResult;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamPosition;
@@ -33,7 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>fenced streams: an owner that rotates the token ({@code gen-1, gen-2, ...}) every few appends
  *       and appends presenting the current token with match_seq_num, and a zombie that keeps presenting
  *       the previous token with plain appends;
- *   <li>readers polling every stream from the last seq_num they saw (one-shot reads), and a tail checker.
+ *   <li>readers polling every stream from the last seq_num they saw (one-shot reads, clamped: a trim may
+ *       overtake them), and a tail checker;
+ *   <li>a trimmer that now and then trims an open stream to halfway between its start and its tail.
  * </ul>
  *
  * <p>Every payload is unique ({@code process#counter#index}). Each process pauses a few milliseconds
@@ -49,6 +53,10 @@ public final class Workload {
   static final Duration RETRY_BUDGET = Duration.ofSeconds(6);
   static final int READ_COUNT_MAX = 200;
   static final int FENCE_EVERY_APPENDS = 8;
+  /** The trimmer trims one stream every this many of its steps (the other steps do nothing). */
+  static final int TRIM_EVERY_STEPS = 20;
+  /** The trimmer keeps at least this many records of a stream. */
+  static final long TRIM_KEEP_MIN = 10;
 
   /** A process: one thread, one client, one role. */
   interface Process {
@@ -93,6 +101,9 @@ public final class Workload {
     processes.add(Map.entry("reader-1", new Reader(all)));
     processes.add(Map.entry("reader-2", new Reader(all)));
     processes.add(Map.entry("tails", new TailChecker(all)));
+    if (!openStreams.isEmpty()) {
+      processes.add(Map.entry("trimmer", new Trimmer(openStreams)));
+    }
     executor = Executors.newFixedThreadPool(processes.size());
     SplittableRandom seeds = new SplittableRandom(seed);
     for (Map.Entry<String, Process> p : processes) {
@@ -318,20 +329,75 @@ public final class Workload {
       long from = next.getOrDefault(s.stream(), 0L);
       String name = Thread.currentThread().getName().replace("chaos-", "");
       Op op = observe(name, Op.Kind.READ, s, "", () -> {
-        ReadBatch b = client.read(s, ReadOptions.builder().startSeqNum(from).count(READ_COUNT_MAX).build());
+        // Clamped: a start the trimmer overtook moves up to the first retained record.
+        ReadBatch b = client.read(s, ReadOptions.builder().startSeqNum(from).count(READ_COUNT_MAX).clamp(true)
+            .build());
+        long start = b.records().isEmpty() ? from : b.records().get(0).seqNum();
+        if (start < from) {
+          throw new IllegalStateException("read of " + s + " from " + from + " started at " + start);
+        }
         List<String> bodies = new ArrayList<>();
-        long expect = from;
+        long expect = start;
         for (SequencedRecord r : b.records()) {
           if (r.seqNum() != expect++) {
-            throw new IllegalStateException("read of " + s + " from " + from + " skipped to " + r.seqNum());
+            throw new IllegalStateException("read of " + s + " from " + start + " skipped to " + r.seqNum());
           }
           bodies.add(r.bodyUtf8());
         }
-        return result(bodies, from, b.tail().seqNum());
+        return result(bodies, start, b.tail().seqNum());
       });
       if (op.ok()) {
-        next.put(s.stream(), from + op.bodies().size());
+        next.put(s.stream(), op.start() + op.bodies().size());
       }
+    }
+  }
+
+  /**
+   * Every {@link #TRIM_EVERY_STEPS} steps, trims one open stream (round robin) to halfway between where
+   * it starts and its tail, keeping at least {@link #TRIM_KEEP_MIN} records.
+   */
+  private final class Trimmer implements Process {
+    private final List<StreamAddress> streams;
+    private int steps;
+    private int turn;
+
+    Trimmer(List<StreamAddress> streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public void step(NovaClient client) {
+      if (++steps % TRIM_EVERY_STEPS != 0) {
+        return;
+      }
+      StreamAddress s = streams.get(turn++ % streams.size());
+      StreamBounds bounds;
+      try {
+        bounds = client.bounds(s);
+      } catch (NovaException e) {
+        return; // nothing was asked; the next turn tries again
+      }
+      long retained = bounds.retainedCount();
+      if (retained <= TRIM_KEEP_MIN) {
+        return;
+      }
+      trim(client, s, bounds.firstSeqNum() + (retained - TRIM_KEEP_MIN) / 2);
+    }
+
+    private void trim(NovaClient client, StreamAddress s, long seqNum) {
+      long id = history.nextId();
+      long invoke = System.nanoTime();
+      Op op;
+      try {
+        TrimResult r = client.trim(s, seqNum);
+        op = new Op(id, "trimmer", Op.Kind.TRIM, s.stream(), invoke, System.nanoTime(), Op.Outcome.OK, List.of(),
+            seqNum, "", r.firstSeqNum(), r.tail().seqNum(), "");
+      } catch (NovaException e) {
+        Op.Outcome outcome = e.mayHaveTakenEffect() ? Op.Outcome.INFO : Op.Outcome.FAIL;
+        op = new Op(id, "trimmer", Op.Kind.TRIM, s.stream(), invoke, System.nanoTime(), outcome, List.of(), seqNum,
+            "", -1, -1, e.getClass().getSimpleName() + ": " + e.getMessage());
+      }
+      history.add(op);
     }
   }
 

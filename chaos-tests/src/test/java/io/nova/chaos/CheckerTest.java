@@ -123,6 +123,48 @@ class CheckerTest {
     assertThat(v.anomalies()).anyMatch(a -> a.startsWith("9 monotonic"));
   }
 
+  /** The final contents of "s" as every node serves them after a trim: bodies from {@code first}. */
+  private Verdict checkTrimmed(long first, List<String> retained) {
+    Map<String, List<String>> byNode = Map.of("n1", retained, "n2", retained);
+    Map<String, Long> tails = Map.of("n1", first + retained.size(), "n2", first + retained.size());
+    return new Checker().check(history, Map.of("s", new Checker.FinalStream(byNode, tails,
+        Map.of("n1", true, "n2", true), Map.of("n1", first, "n2", first))), new Checker.Recovery(100, 500));
+  }
+
+  @Test
+  void aValidHistoryWithTrimsChecks() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0", "a#0#1"), -1, "", 0, 2);
+    add("c", Op.Kind.APPEND, Op.Outcome.INFO, List.of("c#0#0", "c#0#1"), -1, "", -1, -1);
+    add("r", Op.Kind.READ, Op.Outcome.OK, List.of("a#0#0"), -1, "", 0, 4);
+    add("t", Op.Kind.TRIM, Op.Outcome.OK, List.of(), 3, "", 3, 4);
+    add("r", Op.Kind.READ, Op.Outcome.OK, List.of("c#0#1"), -1, "", 3, 4);
+    add("b", Op.Kind.APPEND, Op.Outcome.OK, List.of("b#0#0"), -1, "", 4, 5);
+    // c's batch landed at 2..3 and the trim removed its first record: what is left starts at 3.
+    Verdict v = checkTrimmed(3, List.of("c#0#1", "b#0#0"));
+    assertThat(v.ok()).as(v.report()).isTrue();
+  }
+
+  @Test
+  void aReadBelowAnAcknowledgedTrimIsAnAnomaly() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0", "a#0#1", "a#0#2"), -1, "", 0, 3);
+    add("t", Op.Kind.TRIM, Op.Outcome.OK, List.of(), 2, "", 2, 3);
+    add("r", Op.Kind.READ, Op.Outcome.OK, List.of("a#0#1", "a#0#2"), -1, "", 1, 3);
+    Verdict v = checkTrimmed(2, List.of("a#0#2"));
+    assertThat(v.anomalies()).anyMatch(a -> a.startsWith("12 no read below an acked trim"));
+  }
+
+  @Test
+  void recordsLostAboveTheTrimPointOrATrimNoOneAskedForAreAnomalies() {
+    add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0", "a#0#1", "a#0#2"), -1, "", 0, 3);
+    add("t", Op.Kind.TRIM, Op.Outcome.OK, List.of(), 1, "", 1, 3);
+    Verdict lost = checkTrimmed(1, List.of("a#0#2"));
+    assertThat(lost.anomalies()).anyMatch(a -> a.startsWith("2 dense") || a.startsWith("1 acked present"));
+    Verdict overTrimmed = checkTrimmed(2, List.of("a#0#2"));
+    assertThat(overTrimmed.anomalies()).anyMatch(a -> a.startsWith("11 trim point exact"));
+    Verdict rolledBack = checkTrimmed(0, List.of("a#0#0", "a#0#1", "a#0#2"));
+    assertThat(rolledBack.anomalies()).as("an acked trim undone").anyMatch(a -> a.startsWith("11 trim point exact"));
+  }
+
   @Test
   void slowRecoveryIsAnAnomaly() {
     Verdict v = new Checker().check(history, Map.of(), new Checker.Recovery(-1, 45_000));

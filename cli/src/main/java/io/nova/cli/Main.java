@@ -3,6 +3,7 @@ package io.nova.cli;
 import io.nova.cli.commands.AppendCommand;
 import io.nova.cli.commands.BasinCommands;
 import io.nova.cli.commands.CheckTailCommand;
+import io.nova.cli.commands.TrimCommand;
 import io.nova.cli.commands.ClusterCommand;
 import io.nova.cli.commands.DevCommand;
 import io.nova.cli.commands.FenceCommands;
@@ -57,6 +58,7 @@ import picocli.CommandLine.Spec;
       CheckTailCommand.class,
       FenceCommands.Fence.class,
       FenceCommands.Token.class,
+      TrimCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One-shot appends that present a fencing token. Obtain with {@link NovaClient#presenting(String)}.
+ * One-shot appends and trims that present a fencing token. Obtain with {@link NovaClient#presenting(String)}.
  * Presenting never installs a token (only {@link NovaClient#fence} does); a stream whose installed
  * token differs refuses the append with {@link io.nova.client.errors.FencedOutException}.
  *
@@ -41,5 +41,14 @@ public final class FencingView {
      */
     public AppendAck appendMatch(StreamAddress address, long matchSeqNum, List<AppendRecord> records) {
         return client.doAppend(address, records, NovaClient.checkMatchSeqNum(matchSeqNum), fencingToken);
+    }
+
+    /**
+     * {@link NovaClient#trim} presenting this view's token: a trim is a write, so a fenced stream refuses
+     * it with {@link io.nova.client.errors.FencedOutException} (definite: nothing trimmed) unless its
+     * installed token is this one.
+     */
+    public TrimResult trim(StreamAddress address, long seqNum) {
+        return client.doTrim(address, seqNum, fencingToken);
     }
 }

@@ -16,6 +16,7 @@ import io.nova.proto.v1.CreateStreamRequest;
 import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.FenceRequest;
+import io.nova.proto.v1.TrimRequest;
 import io.nova.proto.v1.GetClusterStatusRequest;
 import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetStreamRequest;
@@ -196,6 +197,57 @@ public final class NovaClient implements AutoCloseable {
     }
 
     /**
+     * Trims the stream: every record below {@code seqNum} becomes unreadable at once and its space is
+     * freed; seq_nums and the tail never move. A {@code seqNum} past the tail trims up to the tail; one at
+     * or below where the stream already starts changes nothing ({@link TrimResult#moved()} false). The
+     * trim point only ever moves up, so a resend cannot undo a later trim: the call is retried like a read
+     * (a retried trim whose first attempt landed answers {@code moved} false). On a fenced stream, use
+     * {@link #presenting(String)}: a trim presenting no token or another one throws
+     * {@code FencedOutException} (definite: nothing trimmed). {@code NotFoundException} and
+     * {@code InvalidArgumentException} are definite.
+     *
+     * @param seqNum the new first retained seq_num, {@code >= 0}
+     * @return where the stream starts now and its tail
+     * @throws IllegalArgumentException if {@code seqNum} is negative
+     */
+    public TrimResult trim(StreamAddress address, long seqNum) {
+        return doTrim(address, seqNum, null);
+    }
+
+    TrimResult doTrim(StreamAddress address, long seqNum, String fencingToken) {
+        checkAddress(address);
+        if (seqNum < 0) {
+            throw new IllegalArgumentException("seqNum must be >= 0, got " + seqNum);
+        }
+        TrimRequest.Builder request = TrimRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
+                .setSeqNum(seqNum);
+        if (fencingToken != null) {
+            checkFencingToken(fencingToken);
+            request.setFencingToken(fencingToken);
+        }
+        return call(CallInfo.of("Trim", address, CallKind.IDEMPOTENT_WRITE), e -> {
+            io.nova.proto.v1.TrimResponse r = e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS)
+                    .trim(request.build());
+            return new TrimResult(r.getFirstSeqNum(), Protos.position(r.getTail()), r.getMoved());
+        });
+    }
+
+    /**
+     * Where the stream starts and ends: its first retained seq_num (records below it were trimmed) and
+     * its committed tail (linearizable). Read-only, retried. Throws {@code NotFoundException} (definite)
+     * if the stream does not exist.
+     */
+    public StreamBounds bounds(StreamAddress address) {
+        checkAddress(address);
+        CheckTailRequest request = CheckTailRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        return call(CallInfo.of("CheckTail", address, CallKind.READ), e -> {
+            io.nova.proto.v1.CheckTailResponse r = data(e).checkTail(request);
+            return new StreamBounds(r.getFirstSeqNum(), Protos.position(r.getTail()));
+        });
+    }
+
+    /**
      * The stream's installed fencing token, without provoking a mismatch. Read-only, retried.
      * Throws {@code NotFoundException} (definite) if the stream does not exist.
      *
@@ -226,7 +278,8 @@ public final class NovaClient implements AutoCloseable {
      * Reads committed records (linearizable). Read-only, retried; the {@link ReadOptions#waitFor() wait}
      * spans the retries (each attempt waits only for what is left of it, rounded up to whole seconds), and
      * each attempt's deadline is the request timeout plus that remaining wait. Throws {@code NotFoundException} if the stream does not
-     * exist and {@code InvalidArgumentException} for a start past the tail without
+     * exist and {@code InvalidArgumentException} for a start past the tail, or a seq_num start below the
+     * first retained seq_num (trimmed; the message names where the stream now starts), without
      * {@linkplain ReadOptions.Builder#clamp clamp}.
      *
      * @return the records (possibly none) and the tail when the read was served

@@ -10,6 +10,7 @@ import io.nova.proto.v1.ReadStart;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import io.nova.statemachine.errors.CommandRejectedException;
+import io.nova.statemachine.internal.Invariants;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.store.AppliedIndex;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * persists; the entry-point skeleton it shares with the meta group is {@link ReplayingStateMachine}.
  *
  * <p><b>Message protocol.</b> Writes: the client message is a {@code ShardCommand}; the reply is a
- * {@code ShardResult} (append_ack, fence_boundary or done). A command refused before the log (invalid,
+ * {@code ShardResult} (append_ack, fence_boundary, trimmed or done). A command refused before the log (invalid,
  * past its {@code deadline_ms}, or failing admission) fails the request with a
  * {@code StateMachineException} carrying a {@link CommandRejectedException}; nothing is appended.
  * Reads: the query message is a {@code ShardQuery}; the reply a {@code ShardQueryResult}.
@@ -82,6 +83,8 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   private final ShardSequencer sequencer = new ShardSequencer();
   private volatile ShardStore store;
   private final ReadWaiters readWaiters;
+  /** How often one read is served again after trims removed records under it before that is a broken store. */
+  private static final int READ_ATTEMPTS_MAX = 4;
 
   /**
    * @param storeDir the directory of this replica's RocksDB store (created if missing)
@@ -197,7 +200,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   protected ShardResult applyEntry(ShardCommand command, AppliedIndex at) {
     long streamId = ShardCommands.streamIdOf(command);
     ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command);
-    store.applyBatch(at, result.state(), result.records(), result.deleteRecords());
+    store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
     result.state().ifPresent(state -> applied.put(streamId, state));
     if (result.state().isPresent()) {
       // After applied.put: a read parking concurrently either sees the new tail or is woken here.
@@ -246,12 +249,11 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   private ShardQueryResult answer(ShardQuery query) {
     switch (query.getKindCase()) {
       case READ:
-        return liveState(query.getRead().getStreamId())
-            .map(state -> ShardReads.read(state, query.getRead(), store))
-            .orElseGet(() -> notFound(query.getRead().getStreamId()));
+        return read(query.getRead());
       case CHECK_TAIL_STREAM_ID:
         return liveState(query.getCheckTailStreamId())
-            .map(state -> ShardQueryResult.newBuilder().setTail(state.tail()).build())
+            .map(state -> ShardQueryResult.newBuilder().setTail(state.tail()).setFirstSeqNum(state.firstSeqNum())
+                .build())
             .orElseGet(() -> notFound(query.getCheckTailStreamId()));
       case FENCING_TOKEN_STREAM_ID:
         return liveState(query.getFencingTokenStreamId())
@@ -260,6 +262,27 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       default:
         return error(Errors.invalidArgument("kind", "one of read, check_tail_stream_id, fencing_token_stream_id",
             "the shard query has no kind: set one of read, check_tail_stream_id, fencing_token_stream_id"));
+    }
+  }
+
+  /**
+   * Reads from the stream's applied state. A trim applied between taking the state and reading the store
+   * removes records the state still retains; the read is then served again from the fresh state (which
+   * refuses or clamps the trimmed start), at most {@link #READ_ATTEMPTS_MAX} times in all.
+   */
+  private ShardQueryResult read(ReadQuery query) {
+    for (int attempt = 1; ; attempt++) {
+      Optional<StreamState> state = liveState(query.getStreamId());
+      if (state.isEmpty()) {
+        return notFound(query.getStreamId());
+      }
+      try {
+        return ShardReads.read(state.get(), query, store);
+      } catch (ShardReads.TrimmedMeanwhile gone) {
+        // Trims are rare and each bumps the state before the next can apply; repeated loss is a broken store.
+        Invariants.check(attempt < READ_ATTEMPTS_MAX, "%s after %s reads from fresh state", gone.getMessage(),
+            attempt);
+      }
     }
   }
 
@@ -274,10 +297,16 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       return CompletableFuture.completedFuture(notFound(streamId));
     }
     ShardStore current = store;
-    ShardQueryResult now = ShardReads.read(state.get(), query, current);
-    if (!now.hasRead() || now.getRead().getRecordsCount() > 0
-        || ShardReads.startSeqNum(state.get(), query.getStart(), current) < now.getRead().getTail().getSeqNum()) {
-      return CompletableFuture.completedFuture(now);
+    ShardQueryResult now;
+    try {
+      now = ShardReads.read(state.get(), query, current);
+      if (!now.hasRead() || now.getRead().getRecordsCount() > 0
+          || ShardReads.startSeqNum(state.get(), query.getStart(), current) < now.getRead().getTail().getSeqNum()) {
+        return CompletableFuture.completedFuture(now);
+      }
+    } catch (ShardReads.TrimmedMeanwhile gone) {
+      // Trimmed under this read: answer now from the fresh state, without waiting (the start moved).
+      return CompletableFuture.completedFuture(read(query.toBuilder().setWaitMs(0).build()));
     }
     long start = now.getRead().getTail().getSeqNum();
     ShardQuery pinned = ShardQuery.newBuilder().setRead(query.toBuilder().setWaitMs(0).setClamp(false)

@@ -11,6 +11,7 @@ import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardQuery;
 import io.nova.proto.internal.ShardQueryResult;
 import io.nova.proto.internal.ShardResult;
+import io.nova.proto.internal.TrimCommand;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.statemachine.errors.CommandRejectedException;
@@ -57,6 +58,15 @@ final class ShardCalls {
   static ShardCommand create(long streamId, String stream) {
     return ShardCommand.newBuilder().setCreateStream(CreateStreamCommand.newBuilder()
         .setStreamId(streamId).setBasin("demo").setStream(stream).setCreatedAtMs(1)).build();
+  }
+
+  /** A trim of {@code streamId} to {@code seqNum}; {@code token} is left out when null. */
+  static ShardCommand trim(long streamId, long seqNum, String token) {
+    TrimCommand.Builder trim = TrimCommand.newBuilder().setStreamId(streamId).setSeqNum(seqNum);
+    if (token != null) {
+      trim.setFencingToken(token);
+    }
+    return ShardCommand.newBuilder().setTrim(trim).build();
   }
 
   static ShardCommand fence(long streamId, String token) {

@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "read", mixinStandardHelpOptions = true,
     description = {
-      "Read records from a stream and write them to stdout, from a start position (default: seq_num 0) "
+      "Read records from a stream and write them to stdout, from a start position (default: the first "
+          + "retained record) "
           + "up to the tail, or fewer with --count/--bytes.",
       "text: each body's raw bytes followed by a newline. json: one object per line with seq_num, "
           + "timestamp, headers and body (\"body_base64\" when the body is not valid UTF-8)."
@@ -36,7 +37,8 @@ public final class ReadCommand extends ClientCommand {
 
   /** Where to start; at most one. */
   static final class Start {
-    @Option(names = "--seq-num", paramLabel = "N", description = "Start at this seq_num (default 0).")
+    @Option(names = "--seq-num", paramLabel = "N",
+        description = "Start at this seq_num (default: the first retained one, 0 unless trimmed).")
     Long seqNum;
 
     @Option(names = "--timestamp", paramLabel = "MS",
@@ -70,7 +72,8 @@ public final class ReadCommand extends ClientCommand {
   boolean follow;
 
   @Option(names = "--clamp",
-      description = "Start at the tail instead of failing when the start is beyond it.")
+      description = "Start at the tail instead of failing when the start is beyond it, and at the first "
+          + "retained record when --seq-num was trimmed.")
   boolean clamp;
 
   @Override
@@ -179,7 +182,9 @@ public final class ReadCommand extends ClientCommand {
     if (bytesLeft != Long.MAX_VALUE) {
       b.bytes(bytesLeft);
     }
-    return b.clamp(clamp && next == null).build();
+    // With no start given, read from the first retained record: a trimmed stream no longer starts at 0.
+    boolean fromFirst = next == null && start.seqNum == null && start.timestampMs == null && start.tailOffset == null;
+    return b.clamp((clamp && next == null) || fromFirst).build();
   }
 
   /**
@@ -189,6 +194,11 @@ public final class ReadCommand extends ClientCommand {
   private static RuntimeException inOptionTerms(InvalidArgumentException e) {
     if (!"start.seq_num".equals(e.field())) {
       return e;
+    }
+    if (e.limit().startsWith(">= first retained seq_num")) {
+      String first = e.limit().substring(e.limit().lastIndexOf(' ') + 1);
+      return new InputException("--seq-num is below the first retained seq_num " + first + " (the records "
+          + "below it were trimmed): start at or above " + first + ", or pass --clamp to start there", e);
     }
     return new InputException("--seq-num is past the tail (must be " + e.limit() + "): start at or below "
         + "the tail, or pass --clamp to start at the tail", e);

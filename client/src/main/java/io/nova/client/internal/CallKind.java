@@ -8,7 +8,12 @@ public enum CallKind {
      * Changes the cluster and a repeat could duplicate it: one wire attempt. Only a request that
      * provably never left the client (connection refused) is tried on the next endpoint.
      */
-    WRITE(false, true);
+    WRITE(false, true),
+    /**
+     * Changes the cluster, but a repeat cannot change it further (a trim to the same point is a no-op):
+     * retried like a read; an ambiguous failure still says it may have taken effect.
+     */
+    IDEMPOTENT_WRITE(true, true);
 
     private final boolean retried;
     private final boolean mutates;

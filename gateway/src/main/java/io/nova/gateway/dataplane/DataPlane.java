@@ -6,6 +6,7 @@ import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.internal.FenceCommand;
+import io.nova.proto.internal.TrimCommand;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardQuery;
@@ -18,6 +19,8 @@ import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.CheckTailResponse;
 import io.nova.proto.v1.FenceRequest;
 import io.nova.proto.v1.FenceResponse;
+import io.nova.proto.v1.TrimRequest;
+import io.nova.proto.v1.TrimResponse;
 import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetFencingTokenResponse;
 import io.nova.proto.v1.ReadRequest;
@@ -157,7 +160,8 @@ public final class DataPlane {
     ShardQueryResult result = router.query(request.getBasin(), request.getStream(), info ->
         ShardQuery.newBuilder().setCheckTailStreamId(info.getStreamId()).build());
     return switch (result.getKindCase()) {
-      case TAIL -> CheckTailResponse.newBuilder().setTail(result.getTail()).build();
+      case TAIL -> CheckTailResponse.newBuilder().setTail(result.getTail()).setFirstSeqNum(result.getFirstSeqNum())
+          .build();
       case ERROR -> throw new GatewayException(result.getError());
       default -> throw unexpected("CheckTail", result.getKindCase());
     };
@@ -178,6 +182,31 @@ public final class DataPlane {
       }
       case ERROR -> throw new GatewayException(result.getError());
       default -> throw unexpected("Fence", result.getKindCase());
+    };
+  }
+
+  /**
+   * Trims the stream: records below {@code seq_num} become unreadable and their space is freed. Answers
+   * where the stream starts now; a trim at or below the current start is a no-op ({@code moved} false),
+   * one past the tail trims up to the tail. A fencing token, when presented, is checked like an append's.
+   */
+  public TrimResponse trim(TrimRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    if (request.hasFencingToken()) {
+      RequestChecks.fencingToken(request.getFencingToken());
+    }
+    ShardResult result = router.write(request.getBasin(), request.getStream(), info -> {
+      TrimCommand.Builder trim = TrimCommand.newBuilder().setStreamId(info.getStreamId())
+          .setSeqNum(request.getSeqNum());
+      if (request.hasFencingToken()) {
+        trim.setFencingToken(request.getFencingToken());
+      }
+      return ShardCommand.newBuilder().setTrim(trim).build();
+    });
+    return switch (result.getKindCase()) {
+      case TRIMMED -> result.getTrimmed();
+      case ERROR -> throw new GatewayException(result.getError());
+      default -> throw unexpected("Trim", result.getKindCase());
     };
   }
 

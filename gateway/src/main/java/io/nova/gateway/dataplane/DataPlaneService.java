@@ -15,6 +15,8 @@ import io.nova.proto.v1.CheckTailResponse;
 import io.nova.proto.v1.DataPlaneGrpc;
 import io.nova.proto.v1.FenceRequest;
 import io.nova.proto.v1.FenceResponse;
+import io.nova.proto.v1.TrimRequest;
+import io.nova.proto.v1.TrimResponse;
 import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetFencingTokenResponse;
 import io.nova.proto.v1.ReadRequest;
@@ -73,6 +75,11 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   @Override
   public void fence(FenceRequest request, StreamObserver<FenceResponse> observer) {
     UnaryCalls.serve("Fence", observer, () -> dataPlane.fence(request));
+  }
+
+  @Override
+  public void trim(TrimRequest request, StreamObserver<TrimResponse> observer) {
+    UnaryCalls.serve("Trim", observer, () -> dataPlane.trim(request));
   }
 
   @Override

@@ -80,7 +80,7 @@ public final class HttpServer implements AutoCloseable {
     List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control, bodyBytesMax),
         new StreamRoutes(control, bodyBytesMax),
         new RecordRoutes(data, sessions, bodyBytesMax, tuning.readSessionHeartbeatDefaultMs()),
-        new FenceRoutes(data, bodyBytesMax), new HealthRoutes(nodeId, readiness), new OpenApiRoutes()));
+        new FenceRoutes(data, bodyBytesMax), new TrimRoutes(data, bodyBytesMax), new HealthRoutes(nodeId, readiness), new OpenApiRoutes()));
     groups.addAll(extra);
     ServerConnector[] connector = new ServerConnector[1];
     // Jetty wants its job queue unbounded; the connection limit below bounds what can wait in it.

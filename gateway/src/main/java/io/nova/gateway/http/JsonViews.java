@@ -6,7 +6,9 @@ import io.nova.proto.v1.Header;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamInfo;
+import io.nova.proto.v1.CheckTailResponse;
 import io.nova.proto.v1.StreamPosition;
+import io.nova.proto.v1.TrimResponse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,6 +47,23 @@ final class JsonViews {
 
   static Map<String, Object> tail(StreamPosition tail) {
     return Map.of("tail", position(tail));
+  }
+
+  /** Check-tail: the tail and the first retained seq_num (records below it were trimmed). */
+  static Map<String, Object> tail(CheckTailResponse response) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("tail", position(response.getTail()));
+    m.put("first_seq_num", response.getFirstSeqNum());
+    return m;
+  }
+
+  /** A trim's answer: where the stream starts now, the tail, and whether the start moved. */
+  static Map<String, Object> trim(TrimResponse response) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("first_seq_num", response.getFirstSeqNum());
+    m.put("tail", position(response.getTail()));
+    m.put("moved", response.getMoved());
+    return m;
   }
 
   /** One record in {@code shape} ({@link RecordShape}); strings in {@code encoding}. */

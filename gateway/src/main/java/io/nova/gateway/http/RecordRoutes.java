@@ -67,6 +67,6 @@ final class RecordRoutes implements HttpRoutes {
     QueryParams.of(ctx, Set.of());
     var tail = data.checkTail(CheckTailRequest.newBuilder()
         .setBasin(ctx.pathParam("basin")).setStream(ctx.pathParam("stream")).build());
-    Json.respond(ctx, 200, JsonViews.tail(tail.getTail()));
+    Json.respond(ctx, 200, JsonViews.tail(tail));
   }
 }

@@ -71,6 +71,23 @@ final class RequestBodies {
     }
   }
 
+  /**
+   * {@code POST .../trim}: the new first retained seq_num ({@code seq_num}, required, 0 or more) and an
+   * optional {@code fencing_token} presented as by an append.
+   */
+  record Trim(Long seqNum, String fencingToken) {
+    long checkedSeqNum() {
+      if (seqNum == null) {
+        throw ApiError.invalidArgument("seq_num", "required", "seq_num is missing from the request body; send "
+            + "{\"seq_num\": N} to trim every record below N");
+      }
+      if (seqNum < 0) {
+        throw ApiError.invalidArgument("seq_num", ">= 0", "seq_num is " + seqNum + "; it must be 0 or more");
+      }
+      return seqNum;
+    }
+  }
+
   /** One header of an append: a {@code [name, value]} pair or a {@code {name, value}} object ({@link HeaderJson}). */
   @JsonDeserialize(using = HeaderJson.class)
   record HeaderBody(String name, String value, boolean pair) {

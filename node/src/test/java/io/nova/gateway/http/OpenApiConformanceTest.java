@@ -44,6 +44,7 @@ class OpenApiConformanceTest {
   private static final String RECORDS = "/v1/basins/{basin}/streams/{stream}/records";
   private static final String STREAM = "/v1/basins/{basin}/streams/{stream}";
   private static final String FENCE = STREAM + "/fence";
+  private static final String TRIM = STREAM + "/trim";
   /** A body labelled with a content coding the server does not decode. */
   private static final String[] BROTLI = {"Content-Encoding", "br"};
 
@@ -164,6 +165,13 @@ class OpenApiConformanceTest {
     c.add(new Case("GET", FENCE, 200, () -> http.get(s + "/fence")));
     c.add(new Case("GET", FENCE, 400, () -> http.get(badName + "/fence")));
     c.add(new Case("GET", FENCE, 404, () -> http.get(none + "/fence")));
+    // After the fence above: a trim must present t1.
+    c.add(new Case("POST", TRIM, 200, () -> http.post(s + "/trim", "{\"seq_num\":1,\"fencing_token\":\"t1\"}")));
+    c.add(new Case("POST", TRIM, 400, () -> http.post(s + "/trim", "{\"seq_num\":-1}")));
+    c.add(new Case("POST", TRIM, 404, () -> http.post(none + "/trim", "{\"seq_num\":1}")));
+    c.add(new Case("POST", TRIM, 412, () -> http.post(s + "/trim", "{\"seq_num\":2}")));
+    c.add(new Case("POST", TRIM, 413, () -> http.post(s + "/trim", tooLarge)));
+    c.add(new Case("POST", TRIM, 415, () -> http.post(s + "/trim", "{\"seq_num\":1}", BROTLI)));
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"t0\"}")));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 409, () -> http.delete(b)));

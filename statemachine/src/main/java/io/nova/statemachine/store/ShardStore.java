@@ -54,6 +54,7 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
       StreamState state = StreamState.fromProto(parse(value, io.nova.proto.internal.StreamState.parser()));
       Invariants.check(state.streamId() == ByteBuffer.wrap(key).getLong(1), "state key/id mismatch %s", state);
       // Apply never persists a tail or timestamp beyond Long.MAX_VALUE; one here is a corrupt or foreign store.
+      // (StreamState itself refuses a first retained seq_num outside [0, tail].)
       Invariants.check(state.nextSeqNum() >= 0 && state.lastTimestampMs() >= 0, "stream state out of range %s", state);
       states.put(state.streamId(), state);
     });
@@ -71,8 +72,20 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
    */
   public void applyBatch(AppliedIndex applied, Optional<StreamState> state, List<SequencedRecord> records,
       boolean deleteRecords) {
-    Invariants.check(state.isPresent() || (records.isEmpty() && !deleteRecords),
-        "records or a delete need a stream state at %s", applied);
+    applyBatch(applied, state, records, deleteRecords, 0);
+  }
+
+  /**
+   * As {@link #applyBatch(AppliedIndex, Optional, List, boolean)}, also removing {@code state}'s records below
+   * {@code trimBelowSeqNum} (a trim; 0 removes nothing) with one range delete, in the same atomic batch.
+   * The space returns when compaction drops the range.
+   *
+   * @throws IllegalStateException if records, a delete or a trim come without a state
+   */
+  public void applyBatch(AppliedIndex applied, Optional<StreamState> state, List<SequencedRecord> records,
+      boolean deleteRecords, long trimBelowSeqNum) {
+    Invariants.check(state.isPresent() || (records.isEmpty() && !deleteRecords && trimBelowSeqNum == 0),
+        "records, a delete or a trim need a stream state at %s", applied);
     try (WriteBatch batch = new WriteBatch()) {
       if (state.isPresent()) {
         long streamId = state.get().streamId();
@@ -80,6 +93,10 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
         if (deleteRecords) {
           batch.deleteRange(recordKey(streamId, 0), recordKey(streamId, -1L));
           batch.delete(recordKey(streamId, -1L));
+        }
+        if (trimBelowSeqNum > 0) {
+          // From 0, not from the previous trim point: the range tombstone costs the same and needs no state.
+          batch.deleteRange(recordKey(streamId, 0), recordKey(streamId, trimBelowSeqNum));
         }
         for (SequencedRecord record : records) {
           batch.put(recordKey(streamId, record.getSeqNum()), record.toByteArray());
@@ -110,8 +127,14 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
     long bytes = 0;
     try (RocksIterator it = db.newIterator()) {
       long expectedSeqNum = startSeqNum;
-      // A key of another stream ends the read: a concurrent delete may have just removed this stream's.
-      for (it.seek(recordKey(streamId, startSeqNum)); it.isValid() && isRecordKeyOf(it.key(), streamId)
+      it.seek(recordKey(streamId, startSeqNum));
+      if (startSeqNum < endSeqNum && countMax > 0
+          && !(it.isValid() && isRecordKeyOf(it.key(), streamId) && seqNumOf(it.key()) == startSeqNum)) {
+        // The state said the record is there: a trim or delete applied since the caller took it.
+        throw new ShardReads.TrimmedMeanwhile(streamId, startSeqNum);
+      }
+      // Past the first record, a key of another stream ends the read: a concurrent delete may remove this one's.
+      for (; it.isValid() && isRecordKeyOf(it.key(), streamId)
           && expectedSeqNum < endSeqNum && records.size() < countMax; it.next(), expectedSeqNum++) {
         SequencedRecord record = parse(it.value(), SequencedRecord.parser());
         Invariants.check(record.getSeqNum() == expectedSeqNum, "stream %s: expected seq_num %s, found %s",
@@ -129,17 +152,18 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
   }
 
   /**
-   * The first seq_num in {@code [0, tailSeqNum)} whose record's timestamp is at or after {@code timestampMs},
-   * or {@code tailSeqNum} when there is none. Binary search with point reads (O(log n) lookups), which is
-   * valid because timestamps never decrease within a stream and seq_nums are dense from 0.
+   * The first seq_num in {@code [firstSeqNum, tailSeqNum)} whose record's timestamp is at or after
+   * {@code timestampMs}, or {@code tailSeqNum} when there is none. Binary search with point reads (O(log n)
+   * lookups), which is valid because timestamps never decrease within a stream and the retained seq_nums
+   * are dense from the first retained one.
    */
   @Override
-  public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
-    return using(() -> firstSeqNumAtOrAfterOpen(streamId, timestampMs, tailSeqNum));
+  public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long firstSeqNum, long tailSeqNum) {
+    return using(() -> firstSeqNumAtOrAfterOpen(streamId, timestampMs, firstSeqNum, tailSeqNum));
   }
 
-  private long firstSeqNumAtOrAfterOpen(long streamId, long timestampMs, long tailSeqNum) {
-    long low = 0;
+  private long firstSeqNumAtOrAfterOpen(long streamId, long timestampMs, long firstSeqNum, long tailSeqNum) {
+    long low = firstSeqNum;
     long high = tailSeqNum;
     while (low < high) {
       long mid = low + (high - low) / 2;
@@ -155,7 +179,10 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
   private SequencedRecord readRecord(long streamId, long seqNum) {
     try {
       byte[] value = db.get(recordKey(streamId, seqNum));
-      Invariants.check(value != null, "stream %s: record %s below the tail is missing", streamId, seqNum);
+      if (value == null) {
+        // Retained by the caller's state, gone now: a trim applied meanwhile (the caller re-reads the state).
+        throw new ShardReads.TrimmedMeanwhile(streamId, seqNum);
+      }
       return parse(value, SequencedRecord.parser());
     } catch (RocksDBException e) {
       throw storageFailure("read record " + seqNum + " of stream " + streamId, e);
@@ -168,6 +195,10 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
 
   private static byte[] recordKey(long streamId, long seqNum) {
     return ByteBuffer.allocate(17).put(RECORD_PREFIX).putLong(streamId).putLong(seqNum).array();
+  }
+
+  private static long seqNumOf(byte[] recordKey) {
+    return ByteBuffer.wrap(recordKey).getLong(9);
   }
 
   private static boolean isRecordKeyOf(byte[] key, long streamId) {

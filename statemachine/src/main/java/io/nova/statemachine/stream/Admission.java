@@ -44,7 +44,7 @@ public final class Admission {
   /**
    * The command is refused; nothing is appended and the cursor does not move.
    *
-   * @param error why (NotFound, FencedOut or SequenceMismatch)
+   * @param error why (NotFound, FencedOut or SequenceMismatch; a trim: NotFound or FencedOut)
    */
   public record Rejected(ErrorDetail error) implements Decision {
     public Rejected {
@@ -74,6 +74,10 @@ public final class Admission {
         return new Admitted(cursorState != null ? cursorState : created(command.getCreateStream()));
       case DELETE_STREAM:
         return new Admitted(deleted(cursorState, command.getDeleteStream().getStreamId()));
+      case TRIM:
+        // The cursor tracks what admission needs (tail, token, producers); the trim point is decided at apply.
+        return Trims.refusal(cursorState, command.getTrim()).<Decision>map(Rejected::new)
+            .orElseGet(() -> new Admitted(cursorState));
       default:
         throw new IllegalArgumentException("shard command without a kind: " + command.getKindCase());
     }

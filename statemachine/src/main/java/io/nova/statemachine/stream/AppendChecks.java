@@ -75,7 +75,14 @@ final class AppendChecks {
   }
 
   private static Optional<ErrorDetail> tokenRefusal(StreamState state, AppendCommand command) {
-    String presented = command.hasFencingToken() ? command.getFencingToken() : "";
+    return tokenRefusal(state, command.hasFencingToken() ? command.getFencingToken() : "");
+  }
+
+  /**
+   * FencedOut with the installed token when {@code presented} ({@code ""} for none) is not the installed
+   * token; empty when the writer is admitted. Shared by every write a fencing token governs (append, trim).
+   */
+  static Optional<ErrorDetail> tokenRefusal(StreamState state, String presented) {
     // Presenting "" is the same as presenting nothing: both match only when no token is installed.
     return presented.equals(state.fencingToken())
         ? Optional.empty() : Optional.of(Errors.fencedOut(state.fencingToken()));

@@ -4,6 +4,8 @@ import io.nova.proto.internal.AppendCommand;
 import io.nova.proto.internal.Done;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.internal.ShardResult;
+import io.nova.proto.internal.TrimCommand;
+import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.SequencedRecord;
@@ -37,14 +39,24 @@ public final class ShardApply {
    * @param state the stream's new state to persist, empty when unchanged
    * @param records the records appended, in seq_num order (empty unless an append succeeded)
    * @param deleteRecords whether all of the stream's records must be removed from the store
-   * @param result the reply for the writer: append_ack, fence_boundary or done (never an error)
+   * @param result the reply for the writer: append_ack, fence_boundary, trimmed or done (never an error)
+   * @param trimBelowSeqNum remove the stream's records below this seq_num from the store (0: none); set
+   *     only with a state whose first retained seq_num it is
    */
   public record Applied(Optional<StreamState> state, List<SequencedRecord> records, boolean deleteRecords,
-      ShardResult result) {
+      ShardResult result, long trimBelowSeqNum) {
     public Applied {
       Objects.requireNonNull(state, "state");
       records = List.copyOf(records);
       Objects.requireNonNull(result, "result");
+      Invariants.check(trimBelowSeqNum == 0 || state.map(StreamState::firstSeqNum).orElse(-1L) == trimBelowSeqNum,
+          "trim below %s with state %s", trimBelowSeqNum, state);
+    }
+
+    /** What an entry that trims nothing produced. */
+    public Applied(Optional<StreamState> state, List<SequencedRecord> records, boolean deleteRecords,
+        ShardResult result) {
+      this(state, records, deleteRecords, result, 0);
     }
   }
 
@@ -54,8 +66,8 @@ public final class ShardApply {
    * @throws IllegalArgumentException if the command's kind is not set
    * @throws IllegalStateException if the command fails a re-check admission guarantees (an append to a
    *     missing or deleted stream, with the wrong token or a missed {@code match_seq_num}; a fence of a
-   *     missing or deleted stream), or {@code current} is another stream's state: admission and apply
-   *     diverged, and the replica must stop
+   *     missing or deleted stream; a trim of a missing or deleted stream or with the wrong token), or
+   *     {@code current} is another stream's state: admission and apply diverged, and the replica must stop
    */
   public static Applied apply(StreamState current, ShardCommand command) {
     long streamId = ShardCommands.streamIdOf(command);
@@ -76,6 +88,8 @@ public final class ShardApply {
             : done(Optional.of(Admission.created(command.getCreateStream())), false);
       case DELETE_STREAM:
         return done(Optional.of(Admission.deleted(current, command.getDeleteStream().getStreamId())), true);
+      case TRIM:
+        return applyTrim(current, command.getTrim());
       default:
         throw new IllegalArgumentException("shard command without a kind: " + command.getKindCase());
     }
@@ -110,6 +124,20 @@ public final class ShardApply {
         ShardResult.newBuilder().setAppendAck(ack).build());
     checkAssigned(current, applied);
     return applied;
+  }
+
+  private static Applied applyTrim(StreamState current, TrimCommand trim) {
+    Optional<ErrorDetail> refused = Trims.refusal(current, trim);
+    Invariants.check(refused.isEmpty(), "a trim of stream %s was admitted but fails at apply over %s with %s: "
+        + "admission and apply diverged", trim.getStreamId(), current, refused.map(ErrorDetail::getKindCase));
+    long first = Trims.trimmedFirstSeqNum(current, trim);
+    if (first == current.firstSeqNum()) {
+      return new Applied(Optional.empty(), List.of(), false,
+          ShardResult.newBuilder().setTrimmed(Trims.response(current, false)).build());
+    }
+    StreamState trimmed = current.withFirstSeqNum(first);
+    return new Applied(Optional.of(trimmed), List.of(), false,
+        ShardResult.newBuilder().setTrimmed(Trims.response(trimmed, true)).build(), first);
   }
 
   /**

@@ -21,6 +21,8 @@ public final class ShardCommands {
         return command.getCreateStream().getStreamId();
       case DELETE_STREAM:
         return command.getDeleteStream().getStreamId();
+      case TRIM:
+        return command.getTrim().getStreamId();
       default:
         throw new IllegalArgumentException("shard command without a kind: " + command.getKindCase());
     }

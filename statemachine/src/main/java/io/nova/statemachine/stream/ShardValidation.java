@@ -35,9 +35,12 @@ public final class ShardValidation {
             .or(() -> Names.streamNameError(command.getCreateStream().getStream()));
       case DELETE_STREAM:
         return Optional.empty();
+      case TRIM:
+        return command.getTrim().hasFencingToken()
+            ? Limits.fencingTokenError(command.getTrim().getFencingToken()) : Optional.empty();
       default:
-        return Optional.of(Errors.invalidArgument("kind", "one of append, fence, create_stream, delete_stream",
-            "the shard command has no kind: set one of append, fence, create_stream, delete_stream"));
+        return Optional.of(Errors.invalidArgument("kind", "one of append, fence, create_stream, delete_stream, trim",
+            "the shard command has no kind: set one of append, fence, create_stream, delete_stream, trim"));
     }
   }
 }

@@ -7,7 +7,8 @@ import java.util.Objects;
  * The state of one stream inside a shard: an immutable mirror of {@code io.nova.proto.internal.StreamState}.
  *
  * <p>Invariant: {@code nextSeqNum >= 0} and {@code lastTimestampMs >= 0} (both are u64 on the wire and never
- * exceed {@link Long#MAX_VALUE} in practice); {@code fencingToken} is never null, {@code ""} meaning none.
+ * exceed {@link Long#MAX_VALUE} in practice); {@code 0 <= firstSeqNum <= nextSeqNum}; {@code fencingToken} is
+ * never null, {@code ""} meaning none.
  *
  * @param streamId the cluster-unique stream id (the meta group's log index that created it)
  * @param basin the basin name
@@ -19,15 +20,27 @@ import java.util.Objects;
  * @param deleted whether the stream was deleted (its id is never reused)
  * @param producers what the stream remembers of its idempotent producers (persisted with the rest, so it
  *     is in every snapshot); at the cursor it also holds admitted batches not yet applied, without timestamps
+ * @param firstSeqNum the first retained seq_num: records below it were trimmed and are never served again
+ *     (0 until the first trim); moved only by trim entries at apply, so every replica agrees on it
  */
 public record StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
-    String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers) {
+    String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum) {
 
   public StreamState {
     Objects.requireNonNull(basin, "basin");
     Objects.requireNonNull(stream, "stream");
     Objects.requireNonNull(fencingToken, "fencingToken");
     Objects.requireNonNull(producers, "producers");
+    if (firstSeqNum < 0 || firstSeqNum > nextSeqNum) {
+      throw new IllegalArgumentException("stream " + streamId + ": first retained seq_num " + firstSeqNum
+          + " outside [0, tail " + nextSeqNum + "]");
+    }
+  }
+
+  /** A state that has never been trimmed. */
+  public StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+      String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers) {
+    this(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted, producers, 0);
   }
 
   /** A state that remembers no idempotent producers. */
@@ -50,25 +63,31 @@ public record StreamState(long streamId, String basin, String stream, long nextS
   /** This state with the tail moved to {@code nextSeqNum} / {@code lastTimestampMs}. */
   public StreamState withTail(long nextSeqNum, long lastTimestampMs) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers);
+        producers, firstSeqNum);
   }
 
   /** This state with {@code windows} as its idempotent producers. */
   public StreamState withProducers(ProducerWindows windows) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        windows);
+        windows, firstSeqNum);
   }
 
   /** This state with {@code token} installed ({@code ""} clears). */
   public StreamState withFencingToken(String token) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted,
-        producers);
+        producers, firstSeqNum);
   }
 
   /** This state marked deleted. */
   public StreamState asDeleted() {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true,
-        producers);
+        producers, firstSeqNum);
+  }
+
+  /** This state with {@code firstSeqNum} as its first retained seq_num. */
+  public StreamState withFirstSeqNum(long firstSeqNum) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        producers, firstSeqNum);
   }
 
   /** The name used in NOT_FOUND errors: {@code basin/stream}, or {@code id N} when the names are unknown. */
@@ -83,6 +102,7 @@ public record StreamState(long streamId, String basin, String stream, long nextS
         .setNextSeqNum(nextSeqNum).setLastTimestamp(lastTimestampMs)
         .setFencingToken(fencingToken).setCreatedAtMs(createdAtMs).setDeleted(deleted)
         .addAllProducers(producers.toProto())
+        .setFirstSeqNum(firstSeqNum)
         .build();
   }
 
@@ -90,6 +110,6 @@ public record StreamState(long streamId, String basin, String stream, long nextS
   public static StreamState fromProto(io.nova.proto.internal.StreamState proto) {
     return new StreamState(proto.getStreamId(), proto.getBasin(), proto.getStream(), proto.getNextSeqNum(),
         proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted(),
-        ProducerWindows.fromProto(proto.getProducersList()));
+        ProducerWindows.fromProto(proto.getProducersList()), proto.getFirstSeqNum());
   }
 }

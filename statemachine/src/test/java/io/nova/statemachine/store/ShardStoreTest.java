@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,9 +67,33 @@ class ShardStoreTest {
       assertThat(store.readRecords(3, 0, 10, 1000, 250, OptionalLong.empty())).as("100 metered bytes each").hasSize(2);
       assertThat(store.readRecords(3, 0, 10, 1000, 1, OptionalLong.empty())).as("first record always").hasSize(1);
       assertThat(store.readRecords(3, 0, 10, 1000, 1 << 20, OptionalLong.of(102))).hasSize(4);
-      assertThat(store.firstSeqNumAtOrAfter(3, 102, 10)).isEqualTo(4);
-      assertThat(store.firstSeqNumAtOrAfter(3, 0, 10)).isZero();
-      assertThat(store.firstSeqNumAtOrAfter(3, 1000, 10)).isEqualTo(10);
+      assertThat(store.firstSeqNumAtOrAfter(3, 102, 0, 10)).isEqualTo(4);
+      assertThat(store.firstSeqNumAtOrAfter(3, 0, 0, 10)).isZero();
+      assertThat(store.firstSeqNumAtOrAfter(3, 1000, 0, 10)).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void trimRangeDeletesTheRecordsBelowItOnlyAndPersists() {
+    StreamState a = StreamState.created(1, "demo", "a", 1).withTail(10, 104);
+    StreamState b = StreamState.created(2, "demo", "b", 1).withTail(10, 104);
+    try (ShardStore store = new ShardStore(dir)) {
+      store.applyBatch(new AppliedIndex(1, 1), Optional.of(a), records(0, 10, 100, 1), false);
+      store.applyBatch(new AppliedIndex(1, 2), Optional.of(b), records(0, 10, 100, 1), false);
+      store.applyBatch(new AppliedIndex(1, 3), Optional.of(a.withFirstSeqNum(4)), List.of(), false, 4);
+      assertThatThrownBy(() -> store.readRecords(1, 3, 10, 1000, 1 << 20, OptionalLong.empty()))
+          .isInstanceOf(ShardReads.TrimmedMeanwhile.class).hasMessageContaining("record 3");
+      assertThatThrownBy(() -> store.firstSeqNumAtOrAfter(1, 0, 0, 10))
+          .as("a timestamp search over trimmed records").isInstanceOf(ShardReads.TrimmedMeanwhile.class);
+      assertThat(store.firstSeqNumAtOrAfter(1, 0, 4, 10)).isEqualTo(4);
+      assertThat(store.firstSeqNumAtOrAfter(1, 103, 4, 10)).isEqualTo(6);
+      assertThat(store.readRecords(2, 0, 10, 1000, 1 << 20, OptionalLong.empty())).as("other streams keep theirs")
+          .hasSize(10);
+    }
+    try (ShardStore store = new ShardStore(dir)) {
+      assertThat(store.loadStreamStates().get(1L).firstSeqNum()).isEqualTo(4);
+      assertThat(store.readRecords(1, 4, 10, 1000, 1 << 20, OptionalLong.empty()))
+          .extracting(SequencedRecord::getSeqNum).containsExactly(4L, 5L, 6L, 7L, 8L, 9L);
     }
   }
 
@@ -80,7 +105,9 @@ class ShardStoreTest {
       store.applyBatch(new AppliedIndex(1, 1), Optional.of(a), records(0, 3, 100, 1), false);
       store.applyBatch(new AppliedIndex(1, 2), Optional.of(b), records(0, 3, 100, 1), false);
       store.applyBatch(new AppliedIndex(1, 3), Optional.of(a.asDeleted()), List.of(), true);
-      assertThat(store.readRecords(1, 0, 3, 1000, 1 << 20, OptionalLong.empty())).isEmpty();
+      assertThatThrownBy(() -> store.readRecords(1, 0, 3, 1000, 1 << 20, OptionalLong.empty()))
+          .as("a reader holding the state from before the delete is told its records are gone")
+          .isInstanceOf(ShardReads.TrimmedMeanwhile.class);
       assertThat(store.readRecords(2, 0, 3, 1000, 1 << 20, OptionalLong.empty())).hasSize(3);
       assertThat(store.loadStreamStates().get(1L).deleted()).isTrue();
       store.flush();

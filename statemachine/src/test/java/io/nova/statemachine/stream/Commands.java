@@ -6,6 +6,7 @@ import io.nova.proto.internal.CreateStreamCommand;
 import io.nova.proto.internal.DeleteStreamCommand;
 import io.nova.proto.internal.FenceCommand;
 import io.nova.proto.internal.ShardCommand;
+import io.nova.proto.internal.TrimCommand;
 import io.nova.proto.v1.AppendRecord;
 
 /** Builders of shard commands for tests. */
@@ -33,6 +34,14 @@ final class Commands {
   static ShardCommand fence(long streamId, String token) {
     return ShardCommand.newBuilder()
         .setFence(FenceCommand.newBuilder().setStreamId(streamId).setFencingToken(token)).build();
+  }
+
+  static ShardCommand trim(long streamId, long seqNum, String token) {
+    TrimCommand.Builder trim = TrimCommand.newBuilder().setStreamId(streamId).setSeqNum(seqNum);
+    if (token != null) {
+      trim.setFencingToken(token);
+    }
+    return ShardCommand.newBuilder().setTrim(trim).build();
   }
 
   static ShardCommand create(long streamId) {

@@ -10,6 +10,7 @@ import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ProducerSequenceRejected;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.proto.v1.TrimResponse;
 import io.nova.protocol.limits.Limits;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -45,10 +46,11 @@ final class ShardCoreHarness {
   /**
    * The leader receives a command.
    *
-   * @param kind 0 create, 1 delete, 2 fence, otherwise append
+   * @param kind 0 create, 1 delete, 2 fence, 4 trim, otherwise append
    * @param token an index in {@link #TOKENS}; {@code TOKENS.length}: the cursor's token (none when empty);
    *     above: no token
-   * @param matchDelta null for no {@code match_seq_num}, else the match is the cursor's position plus this
+   * @param matchDelta null for no {@code match_seq_num}, else the match is the cursor's position plus this;
+   *     for a trim, the trim point relative to the cursor's position (null: two below it)
    * @param timestampOffsetsMs one per record: null for no client timestamp, else the arrival time plus this
    * @param clockStepMs how far the leader's clock moves before the command arrives (may be negative)
    * @param producer null for a plain append, else an index in {@link #PRODUCERS}: an idempotent append
@@ -85,6 +87,8 @@ final class ShardCoreHarness {
     long next;
     long lastTs;
     String token = "";
+    /** The first retained seq_num: moved only by trims, capped at the applied tail, never lowered. */
+    long first;
     /** Per remembered producer, the ack text of each batch it appended, batch 0 first. */
     Map<ByteString, List<String>> producerAcks = new HashMap<>();
     /** Remembered producers, least recently admitted first. */
@@ -97,6 +101,7 @@ final class ShardCoreHarness {
       m.next = next;
       m.lastTs = lastTs;
       m.token = token;
+      m.first = first;
       producerAcks.forEach((id, acks) -> m.producerAcks.put(id, new ArrayList<>(acks)));
       m.producerOrder = new ArrayList<>(producerOrder);
       return m;
@@ -151,9 +156,25 @@ final class ShardCoreHarness {
           String boundary = "boundary:" + next;
           token = command.getFence().getFencingToken();
           return boundary;
+        case TRIM:
+          return trim(command.getTrim().getSeqNum(),
+              command.getTrim().hasFencingToken() ? command.getTrim().getFencingToken() : "");
         default:
           return append(command.getAppend(), committedNext);
       }
+    }
+
+    private String trim(long seqNum, String presented) {
+      if (!exists || deleted) {
+        return "notfound";
+      }
+      if (!presented.equals(token)) {
+        return "fenced:" + token;
+      }
+      long target = Math.min(seqNum, next);
+      boolean moved = target > first;
+      first = Math.max(first, target);
+      return "trim:" + first + (moved ? ":moved" : ":same");
     }
 
     private String append(AppendCommand append, long committedNext) {
@@ -207,6 +228,7 @@ final class ShardCoreHarness {
   private int failovers;
   private int duplicatesTried;
   private int deduplicated;
+  private int trimsMoved;
 
   ShardCoreHarness() {
     for (int i = 0; i < REPLICAS; i++) {
@@ -247,9 +269,11 @@ final class ShardCoreHarness {
       if (!state.deleted()) {
         List<SequencedRecord> records = stored.getOrDefault(id, List.of());
         for (int i = 0; i < records.size(); i++) {
-          assertThat(records.get(i).getSeqNum()).as("stream %s record %s", id, i).isEqualTo(i);
+          assertThat(records.get(i).getSeqNum()).as("stream %s record %s", id, i).isEqualTo(model.first + i);
         }
-        assertThat((long) records.size()).as("stream %s holds every seq_num below its tail", id).isEqualTo(model.next);
+        assertThat(state.firstSeqNum()).as("first retained seq_num of %s", id).isEqualTo(model.first);
+        assertThat((long) records.size()).as("stream %s holds every retained seq_num below its tail", id)
+            .isEqualTo(model.next - model.first);
       }
     });
   }
@@ -269,6 +293,11 @@ final class ShardCoreHarness {
   /** Idempotent appends sent with a batch number below the producer's next. */
   int duplicatesTried() {
     return duplicatesTried;
+  }
+
+  /** Applied trims that moved a stream's first retained seq_num. */
+  int trimsMoved() {
+    return trimsMoved;
   }
 
   /** Applied entries answered with an original ack (deduplicated resends). */
@@ -323,9 +352,11 @@ final class ShardCoreHarness {
         return Commands.delete(id);
       case 2:
         return Commands.fence(id, TOKENS[Math.floorMod(step.token(), TOKENS.length)]);
+      case 4:
+        return Commands.trim(id, Math.max(0, cursor.next + (step.matchDelta() == null ? -2 : step.matchDelta())),
+            presentedToken(step, cursor));
       default:
-        String token = step.token() < TOKENS.length ? TOKENS[Math.max(0, step.token())]
-            : step.token() == TOKENS.length && !cursor.token.isEmpty() ? cursor.token : null;
+        String token = presentedToken(step, cursor);
         Long match = step.matchDelta() == null ? null : Math.max(0, cursor.next + step.matchDelta());
         Long[] timestamps = step.timestampOffsetsMs().stream()
             .map(offset -> offset == null ? null : Math.max(0, clockMs + offset)).toArray(Long[]::new);
@@ -341,6 +372,11 @@ final class ShardCoreHarness {
     }
   }
 
+  private static String presentedToken(Admit step, Model cursor) {
+    return step.token() < TOKENS.length ? TOKENS[Math.max(0, step.token())]
+        : step.token() == TOKENS.length && !cursor.token.isEmpty() ? cursor.token : null;
+  }
+
   private void applyNext() {
     ShardCommand command = pending.poll();
     long id = ShardCommands.streamIdOf(command);
@@ -351,6 +387,10 @@ final class ShardCoreHarness {
       stored.remove(id);
     }
     stored.computeIfAbsent(id, k -> new ArrayList<>()).addAll(result.records());
+    if (result.trimBelowSeqNum() > 0) {
+      stored.get(id).removeIf(record -> record.getSeqNum() < result.trimBelowSeqNum());
+    }
+    trimsMoved += result.result().hasTrimmed() && result.result().getTrimmed().getMoved() ? 1 : 0;
     result.state().ifPresent(state -> applied.put(id, state));
     appliedAppends += result.records().isEmpty() ? 0 : 1;
     deduplicated += result.result().hasAppendAck() && result.result().getAppendAck().getDeduplicated() ? 1 : 0;
@@ -406,6 +446,13 @@ final class ShardCoreHarness {
         return "done";
       case FENCE_BOUNDARY:
         return "boundary:" + result.result().getFenceBoundary().getSeqNum();
+      case TRIMMED:
+        TrimResponse trimmed = result.result().getTrimmed();
+        assertThat(trimmed.getTail()).as("a trim never moves the tail").isEqualTo(result.state()
+            .map(StreamState::tail).orElse(trimmed.getTail()));
+        assertThat(result.records()).as("a trim appends nothing").isEmpty();
+        assertThat(result.state().isPresent()).as("only a trim that moved changes state").isEqualTo(trimmed.getMoved());
+        return "trim:" + trimmed.getFirstSeqNum() + (trimmed.getMoved() ? ":moved" : ":same");
       default:
         AppendAck ack = result.result().getAppendAck();
         if (ack.getDeduplicated()) {

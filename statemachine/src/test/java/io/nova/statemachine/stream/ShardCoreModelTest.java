@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Proves, over long random histories from fixed seeds, that the real {@link ShardSequencer} (admission at
  * a pipelined cursor) and the real {@link ShardApply} agree with a tiny reference model and never
  * disagree with each other (apply never trips its divergence invariant), keeping seq_nums dense,
- * timestamps monotonic and tokens exact, also across failovers that discard admitted but unapplied
+ * timestamps monotonic, tokens exact and first retained seq_nums (trims) exact, also across failovers that discard admitted but unapplied
  * entries and move the cursor to another replica in a higher term.
  */
 class ShardCoreModelTest {
@@ -62,6 +62,7 @@ class ShardCoreModelTest {
     assertThat(harness.appliedAppends()).as("the history exercised appends").isGreaterThan(idempotent ? 60 : 100);
     assertThat(harness.rejections()).as("the history exercised refusals").isGreaterThan(50);
     assertThat(harness.failovers()).as("the history exercised failovers").isGreaterThan(20);
+    assertThat(harness.trimsMoved()).as("the history exercised trims").isGreaterThan(idempotent ? 2 : 10);
     return harness;
   }
 
@@ -70,7 +71,7 @@ class ShardCoreModelTest {
     // Deleted ids never come back, so new ids keep entering the window as the history grows.
     long id = 1 + random.nextInt(4) + clockMs / 8000;
     int roll = random.nextInt(100);
-    int kind = roll < 8 ? 0 : roll < 9 ? 1 : roll < 22 ? 2 : 3;
+    int kind = roll < 8 ? 0 : roll < 9 ? 1 : roll < 22 ? 2 : roll < 28 ? 4 : 3;
     // Mostly the cursor's own token, sometimes a fixed one (possibly wrong).
     int token = random.nextInt(4) == 0 ? random.nextInt(ShardCoreHarness.TOKENS.length)
         : ShardCoreHarness.TOKENS.length;

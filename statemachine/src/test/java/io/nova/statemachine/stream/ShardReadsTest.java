@@ -18,8 +18,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Proves the read rules of {@link ShardReads} over a stream of five records: where a read starts (by
- * seq_num, timestamp or tail offset), that a start past the tail is an error unless clamped, and the
- * count, bytes and until limits it asks the store for, with the defaults and caps.
+ * seq_num, timestamp or tail offset), that a start past the tail is an error unless clamped, that after a
+ * trim a seq_num start below the first retained seq_num is an error naming it unless clamped while the
+ * relative starts resolve among the retained records, and the count, bytes and until limits it asks the
+ * store for, with the defaults and caps.
  */
 class ShardReadsTest {
   private static final long U64_MAX = -1L;
@@ -33,8 +35,8 @@ class ShardReadsTest {
     final List<SequencedRecord> returned = new ArrayList<>();
 
     @Override
-    public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long tailSeqNum) {
-      for (int seqNum = 0; seqNum < tailSeqNum; seqNum++) {
+    public long firstSeqNumAtOrAfter(long streamId, long timestampMs, long firstSeqNum, long tailSeqNum) {
+      for (int seqNum = (int) firstSeqNum; seqNum < tailSeqNum; seqNum++) {
         if (TIMESTAMPS[seqNum] >= timestampMs) {
           return seqNum;
         }
@@ -93,6 +95,50 @@ class ShardReadsTest {
     } else {
       assertThat(store.reads).singleElement().asString().contains(expected);
       assertThat(result.getRead().getTail()).as("the response carries the state's tail").isEqualTo(STATE.tail());
+    }
+  }
+
+  static Stream<Arguments> trimmedStartCases() {
+    // first retained seq_num, start, clamp -> the store read asked for, or "error" (trimmed start)
+    return Stream.of(
+        Arguments.of(2L, seqNum(0), false, "error"),
+        Arguments.of(2L, seqNum(1), false, "error"),
+        Arguments.of(2L, seqNum(1), true, "[2,5)"),
+        Arguments.of(2L, ReadStart.getDefaultInstance(), true, "[2,5)"),
+        Arguments.of(2L, seqNum(2), false, "[2,5)"),
+        Arguments.of(2L, seqNum(6), true, "[5,5)"),
+        Arguments.of(2L, timestamp(0), false, "[2,5)"),
+        Arguments.of(2L, timestamp(200), false, "[2,5)"),
+        Arguments.of(2L, timestamp(250), false, "[3,5)"),
+        Arguments.of(2L, tailOffset(2), false, "[3,5)"),
+        Arguments.of(2L, tailOffset(3), false, "[2,5)"),
+        Arguments.of(2L, tailOffset(4), false, "[2,5)"),
+        Arguments.of(2L, tailOffset(U64_MAX), false, "[2,5)"),
+        Arguments.of(5L, seqNum(4), false, "error"),
+        Arguments.of(5L, seqNum(4), true, "[5,5)"),
+        Arguments.of(5L, seqNum(5), false, "[5,5)"),
+        Arguments.of(5L, timestamp(0), false, "[5,5)"),
+        Arguments.of(5L, tailOffset(9), false, "[5,5)"));
+  }
+
+  @ParameterizedTest(name = "first {0}: {1} clamp={2} -> {3}")
+  @MethodSource("trimmedStartCases")
+  void aTrimmedStartIsRefusedOrClampedAndRelativeStartsStayRetained(long firstSeqNum, ReadStart start,
+      boolean clamp, String expected) {
+    FakeRecords store = new FakeRecords();
+    StreamState trimmed = STATE.withFirstSeqNum(firstSeqNum);
+    ShardQueryResult result = ShardReads.read(trimmed, ReadQuery.newBuilder().setStreamId(1).setStart(start)
+        .setClamp(clamp).build(), store);
+    if (expected.equals("error")) {
+      assertThat(result.getError().getInvalidArgument().getField()).isEqualTo("start.seq_num");
+      assertThat(result.getError().getInvalidArgument().getLimit())
+          .isEqualTo(">= first retained seq_num " + firstSeqNum);
+      assertThat(result.getError().getMessage()).contains("was trimmed")
+          .contains("now starts at seq_num " + firstSeqNum);
+      assertThat(store.reads).as("nothing is read").isEmpty();
+    } else {
+      assertThat(store.reads).singleElement().asString().contains(expected);
+      assertThat(result.getRead().getTail()).as("a trim never moves the tail").isEqualTo(STATE.tail());
     }
   }
 
