@@ -12,6 +12,7 @@ import io.nova.cli.commands.TailCommand;
 import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
+import io.nova.cli.commands.TokenCommands;
 import io.nova.client.NovaClient;
 import io.nova.cluster.node.NovaVersion;
 import java.io.InputStream;
@@ -57,6 +58,7 @@ import picocli.CommandLine.Spec;
       CheckTailCommand.class,
       FenceCommands.Fence.class,
       FenceCommands.Token.class,
+      TokenCommands.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -119,6 +121,15 @@ public final class Main implements Runnable {
   String tlsKey;
 
   @Option(
+      names = "--token",
+      scope = ScopeType.INHERIT,
+      paramLabel = "TOKEN",
+      defaultValue = "${env:NOVA_ACCESS_TOKEN:-}",
+      description = "The access token to present, for clusters with auth on (default: $NOVA_ACCESS_TOKEN; "
+          + "unset: none). Prefer the variable: arguments are visible to other users of the machine.")
+  String accessToken;
+
+  @Option(
       names = "--verbose",
       scope = ScopeType.INHERIT,
       description = "Print stack traces of errors.")
@@ -159,7 +170,8 @@ public final class Main implements Runnable {
    * unknown-option error instead of being silently ignored.
    */
   private static void dropClientOptions(CommandSpec command) {
-    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key"}) {
+    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key",
+        "--token"}) {
       CommandLine.Model.OptionSpec option = command.findOption(name);
       if (option != null) {
         command.remove(option);
@@ -187,7 +199,10 @@ public final class Main implements Runnable {
     return err;
   }
 
-  /** A client for {@code --endpoints} with {@code --timeout} and the TLS options; the caller closes it. */
+  /**
+   * A client for {@code --endpoints} with {@code --timeout}, the TLS options and {@code --token}; the caller
+   * closes it.
+   */
   public NovaClient newClient() {
     // --timeout bounds the whole call: each attempt, and the retries on other endpoints after it (the
     // client's own retry budget, 15 s, would let a read against a dead cluster run past it).
@@ -202,6 +217,9 @@ public final class Main implements Runnable {
     }
     if (!tlsCert.isBlank()) {
       builder.tlsClientCertificate(Path.of(tlsCert), Path.of(tlsKey));
+    }
+    if (!accessToken.isBlank()) {
+      builder.accessToken(accessToken.strip());
     }
     return builder.build();
   }
