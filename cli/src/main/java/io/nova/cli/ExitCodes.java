@@ -79,7 +79,7 @@ public final class ExitCodes {
           ? "fenced out: the stream has no fencing token installed (present none)"
           : "fenced out: the installed fencing token is " + Quoting.quoted(f.installedToken());
     } else if (e instanceof UnauthenticatedException) {
-      text = "unauthenticated: " + describe(e) + ". Pass --token (or set NOVA_ACCESS_TOKEN)";
+      text = "unauthenticated: " + describe(e);
     } else if (e instanceof PermissionDeniedException) {
       text = "permission denied: " + describe(e);
     } else if (e instanceof AlreadyExistsException || e instanceof InputException
