@@ -8,6 +8,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
 import io.nova.proto.v1.ListBasinsRequest;
@@ -58,13 +59,10 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
     return new Gate<>(call, headers, next, rpc, principal, Context.current().withValue(BEARER, authorization));
   }
 
+  /** Ends the call with the typed error, as every Nova RPC answers one (the detail in the trailers). */
   private static void refuse(ServerCall<?, ?> call, GatewayException e) {
-    Status status = Status.fromCodeValue(StatusMapper.code(e.detail()).value())
-        .withDescription(e.detail().getMessage());
-    Metadata trailers = io.grpc.protobuf.StatusProto.toStatusRuntimeException(
-        com.google.rpc.Status.newBuilder().setCode(status.getCode().value()).setMessage(e.detail().getMessage())
-            .addDetails(com.google.protobuf.Any.pack(e.detail())).build()).getTrailers();
-    call.close(status, trailers == null ? new Metadata() : trailers);
+    StatusRuntimeException answer = StatusMapper.toStatusException(e.detail());
+    call.close(answer.getStatus(), answer.getTrailers() == null ? new Metadata() : answer.getTrailers());
   }
 
   /**
@@ -129,9 +127,27 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
       return message;
     }
 
-    /** The call as the handler sees it: basin pages are filtered to the scope. */
+    /**
+     * The call as the handler sees it: basin pages are filtered to the scope, and the handler's first
+     * request for messages is one smaller, since the first message (asked for by this gate) is handed to it
+     * already: its flow control (an append session's in-flight window) stays exact.
+     */
     private ServerCall<ReqT, RespT> scopedCall() {
       return new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+        private boolean firstDelivered;
+
+        @Override
+        public void request(int numMessages) {
+          int more = numMessages;
+          if (!firstDelivered) {
+            firstDelivered = true;
+            more--;
+          }
+          if (more > 0) {
+            super.request(more);
+          }
+        }
+
         @Override
         @SuppressWarnings("unchecked")
         public void sendMessage(RespT message) {

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves that fencing tokens stay concurrency control and access tokens authorization, independently: a
  * writer whose access token allows append is still fenced out by another writer's Fence, and presenting
- * the installed fencing token grants nothing to an access token without append (or fence).
+ * the installed fencing token grants nothing to an access token without append (or fence). An append
+ * session authorized when it opens carries its batches as without auth.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FencingIsNotAuthorizationTest {
@@ -68,6 +69,26 @@ class FencingIsNotAuthorizationTest {
       assertThat(admin.checkTail(owned).seqNum()).isEqualTo(tail);
       next.presenting("gen-2").append(owned, List.of(AppendRecord.ofUtf8("current")));
       assertThat(admin.checkTail(owned).seqNum()).isEqualTo(tail + 1);
+    }
+  }
+
+  @Test
+  void anAppendSessionAuthorizedAtOpenCarriesManyBatches() throws Exception {
+    StreamAddress session = new StreamAddress("demo", "session");
+    IssuedToken writer = auth.issue("demo/", "session", EnumSet.of(TokenOperation.APPEND), Duration.ZERO);
+    try (NovaClient admin = auth.admin(); NovaClient client = auth.client(writer.secret())) {
+      admin.createStream(session);
+      try (io.nova.client.Producer producer = client.openStream(session)) {
+        java.util.List<java.util.concurrent.CompletableFuture<io.nova.client.AppendAck>> acks = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+          acks.add(producer.append(List.of(AppendRecord.ofUtf8("r" + i))));
+        }
+        producer.flush();
+        for (var ack : acks) {
+          ack.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      }
+      assertThat(admin.checkTail(session).seqNum()).isEqualTo(200);
     }
   }
 
