@@ -7,12 +7,12 @@ import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /**
- * Parses durations written as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, a bare number of
+ * Parses durations written as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}, a bare number of
  * seconds, or ISO-8601 ({@code PT10S}).
  */
 public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
 
-  private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)?");
+  private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
 
   @Override
   public Duration convert(String value) {
@@ -25,7 +25,8 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
         case "ms" -> Duration.ofMillis(n);
         case "s" -> Duration.ofSeconds(n);
         case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
       };
     } else {
       try {

@@ -5,6 +5,8 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.FencedOutException;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NovaException;
+import io.nova.client.errors.PermissionDeniedException;
+import io.nova.client.errors.UnauthenticatedException;
 import io.nova.client.errors.SequenceMismatchException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,6 +27,9 @@ import picocli.CommandLine;
  *   <tr><td>5</td><td>{@code append} appended everything, but resent batches after a reconnect: the
  *   seq_num ranges it names may hold duplicates (plain appends only; not a failure, so it is returned,
  *   never derived from an exception)</td></tr>
+ *   <tr><td>6</td><td>unauthenticated: the cluster requires an access token and got none it accepts
+ *   (missing, malformed, unknown, expired, revoked)</td></tr>
+ *   <tr><td>7</td><td>permission denied: the access token does not allow the operation on the resource</td></tr>
  * </table>
  */
 public final class ExitCodes {
@@ -35,6 +40,8 @@ public final class ExitCodes {
   public static final int SEQUENCE_MISMATCH = 3;
   public static final int FENCED_OUT = 4;
   public static final int POSSIBLE_DUPLICATES = 5;
+  public static final int UNAUTHENTICATED = 6;
+  public static final int PERMISSION_DENIED = 7;
 
   private ExitCodes() {}
 
@@ -45,6 +52,12 @@ public final class ExitCodes {
     }
     if (e instanceof FencedOutException) {
       return FENCED_OUT;
+    }
+    if (e instanceof UnauthenticatedException) {
+      return UNAUTHENTICATED;
+    }
+    if (e instanceof PermissionDeniedException) {
+      return PERMISSION_DENIED;
     }
     if (e instanceof InputException
         || e instanceof InvalidArgumentException
@@ -65,6 +78,10 @@ public final class ExitCodes {
       text = f.installedToken().isEmpty()
           ? "fenced out: the stream has no fencing token installed (present none)"
           : "fenced out: the installed fencing token is " + Quoting.quoted(f.installedToken());
+    } else if (e instanceof UnauthenticatedException) {
+      text = "unauthenticated: " + describe(e);
+    } else if (e instanceof PermissionDeniedException) {
+      text = "permission denied: " + describe(e);
     } else if (e instanceof AlreadyExistsException || e instanceof InputException
         || e instanceof IllegalArgumentException) {
       text = describe(e);

@@ -2,17 +2,18 @@ package io.nova.cli;
 
 import io.nova.cli.commands.AppendCommand;
 import io.nova.cli.commands.BasinCommands;
+import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.CheckTailCommand;
-import io.nova.cli.commands.TrimCommand;
 import io.nova.cli.commands.ClusterCommand;
 import io.nova.cli.commands.DevCommand;
 import io.nova.cli.commands.FenceCommands;
 import io.nova.cli.commands.ListCommand;
 import io.nova.cli.commands.ReadCommand;
-import io.nova.cli.commands.TailCommand;
-import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
+import io.nova.cli.commands.TailCommand;
+import io.nova.cli.commands.TokenCommands;
+import io.nova.cli.commands.TrimCommand;
 import io.nova.client.NovaClient;
 import io.nova.cluster.node.NovaVersion;
 import java.io.InputStream;
@@ -59,6 +60,7 @@ import picocli.CommandLine.Spec;
       FenceCommands.Fence.class,
       FenceCommands.Token.class,
       TrimCommand.class,
+      TokenCommands.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -121,6 +123,15 @@ public final class Main implements Runnable {
   String tlsKey;
 
   @Option(
+      names = "--token",
+      scope = ScopeType.INHERIT,
+      paramLabel = "TOKEN",
+      defaultValue = "${env:NOVA_ACCESS_TOKEN:-}",
+      description = "The access token to present, for clusters with auth on (default: $NOVA_ACCESS_TOKEN; "
+          + "unset: none). Prefer the variable: arguments are visible to other users of the machine.")
+  String accessToken;
+
+  @Option(
       names = "--verbose",
       scope = ScopeType.INHERIT,
       description = "Print stack traces of errors.")
@@ -161,7 +172,8 @@ public final class Main implements Runnable {
    * unknown-option error instead of being silently ignored.
    */
   private static void dropClientOptions(CommandSpec command) {
-    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key"}) {
+    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key",
+        "--token"}) {
       CommandLine.Model.OptionSpec option = command.findOption(name);
       if (option != null) {
         command.remove(option);
@@ -189,7 +201,10 @@ public final class Main implements Runnable {
     return err;
   }
 
-  /** A client for {@code --endpoints} with {@code --timeout} and the TLS options; the caller closes it. */
+  /**
+   * A client for {@code --endpoints} with {@code --timeout}, the TLS options and {@code --token}; the caller
+   * closes it.
+   */
   public NovaClient newClient() {
     // --timeout bounds the whole call: each attempt, and the retries on other endpoints after it (the
     // client's own retry budget, 15 s, would let a read against a dead cluster run past it).
@@ -204,6 +219,9 @@ public final class Main implements Runnable {
     }
     if (!tlsCert.isBlank()) {
       builder.tlsClientCertificate(Path.of(tlsCert), Path.of(tlsKey));
+    }
+    if (!accessToken.isBlank()) {
+      builder.accessToken(accessToken.strip());
     }
     return builder.build();
   }

@@ -29,6 +29,11 @@ import io.nova.protocol.names.Names;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.TlsChannelCredentials;
+import io.nova.proto.v1.IssueAccessTokenRequest;
+import io.nova.proto.v1.IssueAccessTokenResponse;
+import io.nova.proto.v1.ListAccessTokensRequest;
+import io.nova.proto.v1.ListAccessTokensResponse;
+import io.nova.proto.v1.RevokeAccessTokenRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,7 +95,7 @@ public final class NovaClient implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.random = b.random;
         this.retryBudget = b.retryBudget;
-        this.pool = new EndpointPool(b.endpoints, b.connectTimeout, b.credentials());
+        this.pool = new EndpointPool(b.endpoints, b.connectTimeout, b.credentials(), b.accessToken);
         this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
     }
 
@@ -412,6 +417,44 @@ public final class NovaClient implements AutoCloseable {
                 response.getHasMore());
     }
 
+    // ---------------------------------------------------------------- access tokens
+
+    /**
+     * Issues an access token (needs {@code cluster-admin}). One wire attempt. The answer holds the secret,
+     * which the cluster does not keep: store it now.
+     */
+    public IssuedToken issueToken(TokenScope scope, Duration ttl, String description) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(ttl, "ttl");
+        Objects.requireNonNull(description, "description");
+        if (ttl.isNegative()) {
+            throw new IllegalArgumentException("ttl must not be negative (Duration.ZERO: never expires), got " + ttl);
+        }
+        IssueAccessTokenRequest request = IssueAccessTokenRequest.newBuilder().setScope(scope.toProto())
+                .setTtlMs(ttl.toMillis()).setDescription(description).build();
+        IssueAccessTokenResponse response = call(CallInfo.of("IssueAccessToken", "", CallKind.WRITE),
+                e -> control(e).issueAccessToken(request));
+        return new IssuedToken(TokenInfo.of(response.getToken()), response.getSecret());
+    }
+
+    /** Every access token, revoked ones included, without secrets (needs {@code cluster-admin}). Retried. */
+    public List<TokenInfo> listTokens() {
+        ListAccessTokensResponse response = call(CallInfo.of("ListAccessTokens", "", CallKind.READ),
+                e -> control(e).listAccessTokens(ListAccessTokensRequest.getDefaultInstance()));
+        return response.getTokensList().stream().map(TokenInfo::of).toList();
+    }
+
+    /**
+     * Revokes the token with public id {@code id} (needs {@code cluster-admin}); {@code NotFoundException}
+     * when there is none. Idempotent. Every node refuses it within the cluster's documented bound.
+     */
+    public TokenInfo revokeToken(String id) {
+        Objects.requireNonNull(id, "id");
+        RevokeAccessTokenRequest request = RevokeAccessTokenRequest.newBuilder().setId(id).build();
+        return TokenInfo.of(call(CallInfo.of("RevokeAccessToken", id, CallKind.WRITE),
+                e -> control(e).revokeAccessToken(request)).getToken());
+    }
+
     /** The cluster's nodes and Raft groups as the answering node sees them. Read-only, retried. */
     public ClusterStatus clusterStatus() {
         return call(CallInfo.of("GetClusterStatus", "", CallKind.READ),
@@ -525,8 +568,22 @@ public final class NovaClient implements AutoCloseable {
         private Path tlsCa;
         private Path tlsClientCert;
         private Path tlsClientKey;
+        private String accessToken;
 
         private Builder() {
+        }
+
+        /**
+         * The access token every call presents ({@code authorization: Bearer TOKEN}), for clusters with
+         * auth on; as {@code nova token issue} printed it. Default none. Sent in the clear unless
+         * {@link #tls} is on. Without one, such a cluster answers {@code UnauthenticatedException}.
+         *
+         * @throws IllegalArgumentException at {@link #build()} when it is blank or holds characters a
+         *     header cannot carry (outside printable ASCII)
+         */
+        public Builder accessToken(String accessToken) {
+            this.accessToken = Objects.requireNonNull(accessToken, "accessToken");
+            return this;
         }
 
         /**
@@ -619,6 +676,10 @@ public final class NovaClient implements AutoCloseable {
                 throw new IllegalArgumentException("connectTimeout must be at least 1 ms, got " + connectTimeout);
             }
             credentials();
+            if (accessToken != null && (accessToken.isBlank() || !accessToken.chars().allMatch(c -> c > 0x20 && c < 0x7f))) {
+                throw new IllegalArgumentException("accessToken must be the printable token nova token issue printed"
+                        + " (no spaces or line breaks)");
+            }
             return new NovaClient(this);
         }
 

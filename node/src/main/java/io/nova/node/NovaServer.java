@@ -10,6 +10,15 @@ import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.status.ClusterStatusReader;
 import io.nova.cluster.status.NodeInfoReader;
+import io.grpc.ServerInterceptors;
+import io.nova.cluster.auth.AuthSettings;
+import io.nova.gateway.auth.AccessTokens;
+import io.nova.gateway.auth.AuthMetrics;
+import io.nova.gateway.auth.Authorizer;
+import io.nova.gateway.auth.BootstrapToken;
+import io.nova.gateway.auth.GrpcAuthInterceptor;
+import io.nova.gateway.auth.TokenVerifier;
+import io.nova.gateway.http.AuthRoutes;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
@@ -27,6 +36,7 @@ import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -64,6 +74,8 @@ public final class NovaServer implements AutoCloseable {
   private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
   private final HttpServer http;
+  /** The bootstrap admin token's attempts (auth on only); stopped by {@link #close()}. */
+  private volatile Thread bootstrap;
 
   private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
       PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
@@ -133,6 +145,10 @@ public final class NovaServer implements AutoCloseable {
     String bindHost = config.bindHostFor(config.self().apiAddress());
     DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()));
     ControlPlane controlPlane = new ControlPlane(router);
+    AccessTokens tokens = new AccessTokens(groups, clock, new java.security.SecureRandom());
+    Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
+    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
+    var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
             apiTls.serverCredentials())
         .executor(executor)
@@ -140,8 +156,10 @@ public final class NovaServer implements AutoCloseable {
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
         .permitKeepAliveTime(tuning.clientKeepAliveMinMs(), TimeUnit.MILLISECONDS)
         .permitKeepAliveWithoutCalls(true)
-        .addService(new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock))
-        .addService(new ControlPlaneService(controlPlane, status::read, nodeInfo::read))
+        .addService(authorizer == null ? ServerInterceptors.intercept(dataService)
+            : ServerInterceptors.intercept(dataService, new GrpcAuthInterceptor(authorizer)))
+        .addService(authorizer == null ? ServerInterceptors.intercept(controlService)
+            : ServerInterceptors.intercept(controlService, new GrpcAuthInterceptor(authorizer)))
         .build();
     try {
       grpc.start();
@@ -156,18 +174,68 @@ public final class NovaServer implements AutoCloseable {
     try {
       http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
-          List.of(new MetricsRoutes(node.metrics().exposition())), apiTls);
+          List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
+              new MetricsRoutes(node.metrics().exposition())), apiTls);
     } catch (IOException e) {
       Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
     }
-    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {} ({}; Raft port {})", config.nodeId(), api,
-        httpAddress, apiTls.enabled() ? "TLS" : "plaintext", node.tls().raft().isPresent() ? "mutual TLS" : "plaintext");
-    return new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor, sessionWriters,
-        grpc, http);
+    LOG.info("node {} serving the gRPC API on {} and the HTTP API on {} ({}; Raft port {}; access tokens {})",
+        config.nodeId(), api, httpAddress, apiTls.enabled() ? "TLS" : "plaintext",
+        node.tls().raft().isPresent() ? "mutual TLS" : "plaintext", authorizer == null ? "off" : "required");
+    NovaServer server = new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor,
+        sessionWriters, grpc, http);
+    if (authorizer != null) {
+      server.bootstrap = startBootstrap(config, tokens);
+    }
+    return server;
   }
+
+  /** The access-token decision point when {@code auth} is on; null when off. */
+  private static Authorizer authorizer(AuthSettings auth, AccessTokens tokens, Clock clock, LongSupplier nanoTime,
+      NovaNode node) {
+    if (!auth.enabled()) {
+      return null;
+    }
+    Authorizer authorizer = new Authorizer(new TokenVerifier(tokens, clock, nanoTime, auth.cacheTtlMs()),
+        new AuthMetrics(node.metrics().registry()));
+    tokens.attach(authorizer);
+    return authorizer;
+  }
+
+  /**
+   * Stores the bootstrap admin token in the background once the meta group answers: retried every
+   * {@value #BOOTSTRAP_RETRY_MS} ms for at most {@value #BOOTSTRAP_ATTEMPTS_MAX} attempts (the first start
+   * of a cluster waits for a quorum of nodes); a later start does it again if this one gave up.
+   */
+  private static Thread startBootstrap(NodeConfig config, AccessTokens tokens) {
+    Path file = config.dataDir().resolve(AuthSettings.BOOTSTRAP_TOKEN_FILE);
+    Thread thread = NodeThreads.forNode(config.nodeId(), "nova-auth-bootstrap").newThread(() -> {
+      for (int attempt = 1; attempt <= BOOTSTRAP_ATTEMPTS_MAX; attempt++) {
+        try {
+          BootstrapToken.ensure(tokens, file);
+          return;
+        } catch (io.nova.gateway.errors.GatewayException | IOException e) {
+          LOG.debug("auth: bootstrap attempt {} failed: {}", attempt, e.getMessage());
+        }
+        try {
+          Thread.sleep(BOOTSTRAP_RETRY_MS);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      LOG.warn("auth: could not store the bootstrap admin token in {} attempts; restart the node to try again",
+          BOOTSTRAP_ATTEMPTS_MAX);
+    });
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  private static final long BOOTSTRAP_RETRY_MS = 500;
+  private static final int BOOTSTRAP_ATTEMPTS_MAX = 1200;
 
   /** Releases what a failed start had opened, in order. */
   private static void closeAll(Runnable[] closers) {
@@ -259,6 +327,10 @@ public final class NovaServer implements AutoCloseable {
   }
 
   private void closeInScope() {
+    Thread attempts = bootstrap;
+    if (attempts != null) {
+      attempts.interrupt();
+    }
     http.close();
     grpc.shutdown();
     try {

@@ -24,8 +24,8 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.statemachine.TransactionContext;
 
 /**
- * The Ratis state machine of the meta group: basins, streams and their placement on shards, held by the
- * pure {@link MetaState} and stored in a {@link MetaStore}.
+ * The Ratis state machine of the meta group: basins, streams, their placement on shards and the access
+ * tokens (hashed, ADR 0019), held by the pure {@link MetaState} and stored in a {@link MetaStore}.
  *
  * <p><b>Message protocol.</b> Writes: the client message is a {@code MetaCommand} (its {@code arrival_ms}
  * is overwritten by the leader's clock); the reply is a {@code MetaResult} (basin, stream, done, or error
@@ -81,7 +81,8 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
     MetaStore opened = new MetaStore(storeDir());
     lock.writeLock().lock();
     try {
-      state = MetaState.restore(shardCount, opened.loadBasins(), opened.loadStreams());
+      state = MetaState.restore(shardCount, opened.loadBasins(), opened.loadStreams(),
+          opened.loadTokens());
       store = opened;
     } finally {
       lock.writeLock().unlock();

@@ -57,6 +57,11 @@ public final class DevCommand implements Callable<Integer> {
           + "(kept while valid when DIR is reused) and print how to connect (NOVA_TLS_CA).")
   boolean tls;
 
+  @Option(names = "--auth",
+      description = "Require access tokens on every node; print the bootstrap admin token (and its file) "
+          + "and how to use it (NOVA_ACCESS_TOKEN).")
+  boolean auth;
+
   @Override
   public Integer call() throws Exception {
     if (nodes < 1 || nodes > DevClusterPlan.NODES_MAX) {
@@ -68,6 +73,10 @@ public final class DevCommand implements Callable<Integer> {
         shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards, portBase);
     if (tls) {
       plan = DevTls.apply(plan);
+    }
+    if (auth) {
+      plan = new DevClusterPlan(plan.dataDir(), plan.configs().stream()
+          .map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON)).toList());
     }
     try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout)) {
       return cluster.runUntilStopped();

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +65,9 @@ public final class DevCluster implements AutoCloseable {
   private final List<Node> nodes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::stopAll, "nova-dev-shutdown");
   private volatile boolean stopping;
+  /** The bootstrap admin token and its file ({@code --auth} only; null otherwise). */
+  private String adminToken;
+  private Path adminTokenFile;
 
   public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout) {
     this.plan = plan;
@@ -160,7 +164,7 @@ public final class DevCluster implements AutoCloseable {
    * Polls (with backoff, bounded by the ready timeout) until every node's {@code /ready} answers 200
    * (its groups run and know their leaders) and then the cluster creates the demo basin.
    */
-  private void awaitReady() throws StartFailure, InterruptedException {
+  private void awaitReady() throws StartFailure, InterruptedException, IOException {
     long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
     Duration backoff = POLL_BACKOFF_MIN;
     String state = "no node answered yet";
@@ -174,40 +178,51 @@ public final class DevCluster implements AutoCloseable {
       clientBuilder.tlsCa(DevTls.caFile(plan.dataDir()));
     }
     ReadyProbe probe = new ReadyProbe(httpBuilder.build(), POLL_REQUEST_TIMEOUT);
-    try (NovaClient client = clientBuilder.build()) {
-      while (true) {
-        for (Node node : nodes) {
-          if (!node.process().isAlive()) {
-            throw new StartFailure("node " + node.config().nodeId() + " exited during startup with code "
-                + node.process().exitValue() + "; see " + node.log());
-          }
+    while (true) {
+      for (Node node : nodes) {
+        if (!node.process().isAlive()) {
+          throw new StartFailure("node " + node.config().nodeId() + " exited during startup with code "
+              + node.process().exitValue() + "; see " + node.log());
         }
-        List<ReadyProbe.NodeState> states = new ArrayList<>();
-        for (Node node : nodes) {
-          states.add(probe.probe(node.config().nodeId(), plan.httpUrl(node.config().nodeId())));
-        }
-        if (states.stream().allMatch(ReadyProbe.NodeState::ready)) {
-          try {
-            client.createBasin(DEMO_BASIN);
-            return;
-          } catch (AlreadyExistsException e) {
-            return;
-          } catch (NovaException e) {
-            state = "every node is ready, but creating the basin " + DEMO_BASIN + " failed: " + ExitCodes.message(e);
-          }
-        } else {
-          state = ReadyProbe.describe(states);
-        }
-        if (System.nanoTime() + backoff.toNanos() > deadlineNanos) {
-          throw new StartFailure("the cluster was not ready within " + Durations.format(readyTimeout) + ": "
-              + state + ". It may only be slow (a loaded machine): wait longer with --ready-timeout "
-              + Durations.format(readyTimeout.multipliedBy(2)) + ", or see the logs under " + plan.dataDir());
-        }
-        Thread.sleep(backoff.toMillis());
-        backoff = backoff.multipliedBy(2).compareTo(POLL_BACKOFF_MAX) > 0
-            ? POLL_BACKOFF_MAX : backoff.multipliedBy(2);
       }
+      List<ReadyProbe.NodeState> states = new ArrayList<>();
+      for (Node node : nodes) {
+        states.add(probe.probe(node.config().nodeId(), plan.httpUrl(node.config().nodeId())));
+      }
+      Optional<Path> tokenFile = plan.auth() ? adminTokenFile() : Optional.empty();
+      if (!states.stream().allMatch(ReadyProbe.NodeState::ready)) {
+        state = ReadyProbe.describe(states);
+      } else if (plan.auth() && tokenFile.isEmpty()) {
+        state = "every node is ready, but no node has written the bootstrap admin token yet";
+      } else {
+        if (tokenFile.isPresent()) {
+          adminToken = Files.readString(tokenFile.get(), StandardCharsets.US_ASCII).strip();
+          adminTokenFile = tokenFile.get();
+          clientBuilder.accessToken(adminToken);
+        }
+        try (NovaClient client = clientBuilder.build()) {
+          client.createBasin(DEMO_BASIN);
+          return;
+        } catch (AlreadyExistsException e) {
+          return;
+        } catch (NovaException e) {
+          state = "every node is ready, but creating the basin " + DEMO_BASIN + " failed: " + ExitCodes.message(e);
+        }
+      }
+      if (System.nanoTime() + backoff.toNanos() > deadlineNanos) {
+        throw new StartFailure("the cluster was not ready within " + Durations.format(readyTimeout) + ": "
+            + state + ". It may only be slow (a loaded machine): wait longer with --ready-timeout "
+            + Durations.format(readyTimeout.multipliedBy(2)) + ", or see the logs under " + plan.dataDir());
+      }
+      Thread.sleep(backoff.toMillis());
+      backoff = backoff.multipliedBy(2).compareTo(POLL_BACKOFF_MAX) > 0
+          ? POLL_BACKOFF_MAX : backoff.multipliedBy(2);
     }
+  }
+
+  /** The bootstrap admin token's file, in whichever node's data folder it was written. */
+  private Optional<Path> adminTokenFile() {
+    return plan.configs().stream().map(c -> plan.adminTokenFile(c.nodeId())).filter(Files::exists).findFirst();
   }
 
   private void printSummary() {
@@ -224,16 +239,24 @@ public final class DevCluster implements AutoCloseable {
     if (plan.tls()) {
       out.println("tls: every port; CA certificate " + ca + " (node certificates beside it)");
     }
+    if (adminToken != null) {
+      out.println("auth: access tokens required; bootstrap admin token " + adminToken + " (also in "
+          + adminTokenFile + ")");
+    }
     out.println();
     out.println("Try (in another terminal):");
     out.println("  export NOVA_ENDPOINTS=" + plan.endpoints());
     if (plan.tls()) {
       out.println("  export NOVA_TLS_CA=" + ca);
     }
+    if (adminToken != null) {
+      out.println("  export NOVA_ACCESS_TOKEN=" + adminToken);
+    }
     out.println("  ./nova create-stream nova://demo/events");
     out.println("  printf 'hello\\nworld\\n' | ./nova append nova://demo/events");
     out.println("  ./nova read nova://demo/events");
-    out.println("  curl -s " + (plan.tls() ? "--cacert " + ca + " " : "") + plan.httpUrl(nodes.get(0).config().nodeId())
+    out.println("  curl -s " + (plan.tls() ? "--cacert " + ca + " " : "")
+        + (adminToken != null ? "-H \"Authorization: Bearer $NOVA_ACCESS_TOKEN\" " : "") + plan.httpUrl(nodes.get(0).config().nodeId())
         + "/v1/basins/demo/streams/events/records/tail");
     out.println("Press Ctrl-C to stop every node.");
   }

@@ -74,6 +74,17 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     return nodeDir(nodeId).resolve("node.log");
   }
 
+  /** Whether the nodes require access tokens ({@code nova dev --auth}). */
+  public boolean auth() {
+    return configs.get(0).auth().enabled();
+  }
+
+  /** Where the bootstrap admin token of node {@code nodeId} is written, if that node stores it. */
+  public Path adminTokenFile(String nodeId) {
+    return configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow().dataDir()
+        .resolve(io.nova.cluster.auth.AuthSettings.BOOTSTRAP_TOKEN_FILE);
+  }
+
   /** Whether the nodes' api ports speak TLS ({@code nova dev --tls}, see {@link DevTls}). */
   public boolean tls() {
     return configs.get(0).tls().api().isPresent();

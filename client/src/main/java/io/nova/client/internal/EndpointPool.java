@@ -4,6 +4,8 @@ import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.nova.proto.v1.ControlPlaneGrpc;
@@ -15,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One plaintext gRPC channel per endpoint and the "current" endpoint, used until a call on it fails.
+ * One gRPC channel per endpoint (plaintext or TLS, with or without an access token) and the "current" endpoint, used until a call on it fails.
  * Thread-safe: the current index is an atomic that callers move forward with compare-and-set, so
  * concurrent failures advance it once.
  */
@@ -37,6 +39,9 @@ public final class EndpointPool implements AutoCloseable {
             DataPlaneGrpc.DataPlaneBlockingStub data, ControlPlaneGrpc.ControlPlaneBlockingStub control) {
     }
 
+    private static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
     private final List<Endpoint> endpoints;
     /** Invariant: 0 <= current < endpoints.size(). */
     private final AtomicInteger current = new AtomicInteger();
@@ -48,15 +53,29 @@ public final class EndpointPool implements AutoCloseable {
 
     /** Opens (lazily connecting) one channel per {@code host:port} with {@code credentials} (TLS or plaintext). */
     public EndpointPool(List<String> hostPorts, Duration connectTimeout, ChannelCredentials credentials) {
+        this(hostPorts, connectTimeout, credentials, null);
+    }
+
+    /**
+     * As {@link #EndpointPool(List, Duration, ChannelCredentials)}, every call carrying
+     * {@code authorization: Bearer accessToken} when {@code accessToken} is not null.
+     */
+    public EndpointPool(List<String> hostPorts, Duration connectTimeout, ChannelCredentials credentials,
+            String accessToken) {
         if (hostPorts.isEmpty()) {
             throw new IllegalArgumentException("endpoints must not be empty");
         }
         List<Endpoint> list = new ArrayList<>(hostPorts.size());
         for (String hostPort : hostPorts) {
-            ManagedChannel channel = NettyChannelBuilder.forTarget(hostPort, credentials)
+            NettyChannelBuilder builder = NettyChannelBuilder.forTarget(hostPort, credentials)
                     .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-                    .maxInboundMessageSize(INBOUND_MESSAGE_BYTES_MAX)
-                    .build();
+                    .maxInboundMessageSize(INBOUND_MESSAGE_BYTES_MAX);
+            if (accessToken != null) {
+                Metadata headers = new Metadata();
+                headers.put(AUTHORIZATION, "Bearer " + accessToken);
+                builder.intercept(MetadataUtils.newAttachHeadersInterceptor(headers));
+            }
+            ManagedChannel channel = builder.build();
             list.add(new Endpoint(list.size(), hostPort, channel,
                     DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel)));
         }

@@ -13,6 +13,8 @@ import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaException;
 import io.nova.client.errors.NovaInternalException;
+import io.nova.client.errors.PermissionDeniedException;
+import io.nova.client.errors.UnauthenticatedException;
 import io.nova.client.errors.PreconditionFailedException;
 import io.nova.client.errors.ProducerSequenceException;
 import io.nova.client.errors.ResourceExhaustedException;
@@ -126,6 +128,9 @@ public final class ErrorMapper {
                     d.getResourceExhausted().getLimit(), text, cause);
             // The leader refused the write at admission, past its deadline: nothing was appended.
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, false, cause);
+            case UNAUTHENTICATED -> new UnauthenticatedException(d.getUnauthenticated().getReason(), text, cause);
+            case PERMISSION_DENIED -> new PermissionDeniedException(d.getPermissionDenied().getOperation(),
+                    d.getPermissionDenied().getResource(), text, cause);
             case INTERNAL -> new NovaInternalException(text, status.getCode(), ambiguous, cause);
             case KIND_NOT_SET -> null;
         };
@@ -142,6 +147,8 @@ public final class ErrorMapper {
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, call.kind().mutates(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException("", text, cause);
             case UNIMPLEMENTED -> new NovaInternalException(text, code, false, cause);
+            case UNAUTHENTICATED -> new UnauthenticatedException("", text, cause);
+            case PERMISSION_DENIED -> new PermissionDeniedException("", "", text, cause);
             default -> new NovaInternalException(text, code, ambiguous, cause);
         };
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.nova.cluster.auth.AuthSettings;
 import io.nova.cluster.tls.TlsFiles;
 import io.nova.cluster.tls.TlsMaterial;
 import io.nova.cluster.tls.TlsMaterialException;
@@ -43,6 +44,7 @@ import java.util.Set;
  *     api-address: 127.0.0.1:7701
  *     http-address: 127.0.0.1:7901   # optional; default: the api-address host, port api port + 200
  * # tls: ...                # optional; see TlsSettings. Default: every port plaintext
+ * # auth: ...               # optional; see AuthSettings. Default: no access tokens required
  * </pre>
  *
  * @param clusterName      names the cluster; Raft group ids derive from it. 1–64 of {@code [A-Za-z0-9_-]}.
@@ -65,6 +67,8 @@ import java.util.Set;
  *                         caught up by a whole snapshot instead of the log. See ADR 0011.
  * @param tls              which ports speak TLS and from which PEM files ({@link TlsSettings}); default
  *                         {@link TlsSettings#OFF}
+ * @param auth             whether the gateway requires access tokens ({@link AuthSettings}); default
+ *                         {@link AuthSettings#OFF}
  */
 public record NodeConfig(
     String clusterName,
@@ -75,7 +79,8 @@ public record NodeConfig(
     List<PeerAddress> nodes,
     String bindHost,
     long snapshotEveryEntries,
-    TlsSettings tls) {
+    TlsSettings tls,
+    AuthSettings auth) {
 
   public static final String DEFAULT_CLUSTER_NAME = "nova";
   public static final int DEFAULT_SHARD_COUNT = 8;
@@ -93,6 +98,7 @@ public record NodeConfig(
     Objects.requireNonNull(nodes, "nodes");
     Objects.requireNonNull(bindHost, "bind-host");
     Objects.requireNonNull(tls, "tls");
+    Objects.requireNonNull(auth, "auth");
     nodes = List.copyOf(nodes);
     if (!clusterName.matches("[A-Za-z0-9_-]{1,64}")) {
       throw new IllegalArgumentException(
@@ -131,6 +137,13 @@ public record NodeConfig(
     }
   }
 
+  /** A configuration without access tokens. */
+  public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount, long electionTimeoutMs,
+      List<PeerAddress> nodes, String bindHost, long snapshotEveryEntries, TlsSettings tls) {
+    this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, snapshotEveryEntries, tls,
+        AuthSettings.OFF);
+  }
+
   /** A configuration with every port plaintext. */
   public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount,
       long electionTimeoutMs, List<PeerAddress> nodes, String bindHost, long snapshotEveryEntries) {
@@ -154,13 +167,19 @@ public record NodeConfig(
   /** A copy of this configuration with another snapshot interval (see {@link #snapshotEveryEntries()}). */
   public NodeConfig withSnapshotEveryEntries(long entries) {
     return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, entries,
-        tls);
+        tls, auth);
   }
 
   /** A copy of this configuration with other TLS settings (see {@link #tls()}). */
   public NodeConfig withTls(TlsSettings settings) {
     return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
-        snapshotEveryEntries, settings);
+        snapshotEveryEntries, settings, auth);
+  }
+
+  /** A copy of this configuration with other access-token settings (see {@link #auth()}). */
+  public NodeConfig withAuth(AuthSettings settings) {
+    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
+        snapshotEveryEntries, tls, settings);
   }
 
   /** The host the listener for {@code address} (one of this node's addresses) binds to. */
@@ -183,7 +202,7 @@ public record NodeConfig(
   /** A copy of this configuration for another node of the same cluster. */
   public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
     return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes,
-        bindHost, snapshotEveryEntries, tls);
+        bindHost, snapshotEveryEntries, tls, auth);
   }
 
   /**
@@ -234,7 +253,8 @@ public record NodeConfig(
       @JsonProperty("nodes") List<YamlNode> nodes,
       @JsonProperty("bind-host") String bindHost,
       @JsonProperty("snapshot-every-entries") Long snapshotEveryEntries,
-      @JsonProperty("tls") YamlTls tls) {
+      @JsonProperty("tls") YamlTls tls,
+      @JsonProperty("auth") YamlAuth auth) {
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
@@ -242,7 +262,7 @@ public record NodeConfig(
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
           c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost(),
           c.snapshotEveryEntries() == DEFAULT_SNAPSHOT_EVERY_ENTRIES ? null : c.snapshotEveryEntries(),
-          YamlTls.of(c.tls()));
+          YamlTls.of(c.tls()), YamlAuth.of(c.auth()));
     }
 
     NodeConfig toConfig() {
@@ -259,7 +279,26 @@ public record NodeConfig(
               .toList(),
           bindHost == null ? "" : bindHost,
           snapshotEveryEntries == null ? DEFAULT_SNAPSHOT_EVERY_ENTRIES : snapshotEveryEntries,
-          tls == null ? TlsSettings.OFF : tls.toSettings());
+          tls == null ? TlsSettings.OFF : tls.toSettings(),
+          auth == null ? AuthSettings.OFF : auth.toSettings());
+    }
+  }
+
+  /** The {@code auth} section. */
+  private record YamlAuth(
+      @JsonProperty("enabled") Boolean enabled,
+      @JsonProperty("cache-ttl-ms") Long cacheTtlMs,
+      @JsonProperty("protect-metrics") Boolean protectMetrics) {
+
+    static YamlAuth of(AuthSettings s) {
+      return s.equals(AuthSettings.OFF) ? null : new YamlAuth(s.enabled(),
+          s.cacheTtlMs() == AuthSettings.DEFAULT_CACHE_TTL_MS ? null : s.cacheTtlMs(),
+          s.protectMetrics() ? Boolean.TRUE : null);
+    }
+
+    AuthSettings toSettings() {
+      return new AuthSettings(Boolean.TRUE.equals(enabled),
+          cacheTtlMs == null ? AuthSettings.DEFAULT_CACHE_TTL_MS : cacheTtlMs, Boolean.TRUE.equals(protectMetrics));
     }
   }
 

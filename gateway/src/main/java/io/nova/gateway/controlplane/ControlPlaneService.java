@@ -1,7 +1,14 @@
 package io.nova.gateway.controlplane;
 
 import io.grpc.stub.StreamObserver;
+import io.nova.gateway.auth.AccessTokens;
 import io.nova.gateway.errors.UnaryCalls;
+import io.nova.proto.v1.IssueAccessTokenRequest;
+import io.nova.proto.v1.IssueAccessTokenResponse;
+import io.nova.proto.v1.ListAccessTokensRequest;
+import io.nova.proto.v1.ListAccessTokensResponse;
+import io.nova.proto.v1.RevokeAccessTokenRequest;
+import io.nova.proto.v1.RevokeAccessTokenResponse;
 import io.nova.proto.v1.ControlPlaneGrpc;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.CreateBasinResponse;
@@ -29,6 +36,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   private final ControlPlane controlPlane;
   private final Supplier<GetClusterStatusResponse> clusterStatus;
   private final Supplier<GetNodeInfoResponse> nodeInfo;
+  private final AccessTokens tokens;
 
   /**
    * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
@@ -36,9 +44,48 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
    */
   public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus,
       Supplier<GetNodeInfoResponse> nodeInfo) {
+    this(controlPlane, clusterStatus, nodeInfo, null);
+  }
+
+  /**
+   * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
+   * @param nodeInfo reads this node's own view (local, fast)
+   * @param tokens serves the access-token RPCs; null answers them UNIMPLEMENTED
+   */
+  public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus,
+      Supplier<GetNodeInfoResponse> nodeInfo, AccessTokens tokens) {
     this.controlPlane = controlPlane;
     this.clusterStatus = clusterStatus;
     this.nodeInfo = nodeInfo;
+    this.tokens = tokens;
+  }
+
+  @Override
+  public void issueAccessToken(IssueAccessTokenRequest request, StreamObserver<IssueAccessTokenResponse> observer) {
+    if (tokens == null) {
+      super.issueAccessToken(request, observer);
+      return;
+    }
+    UnaryCalls.serve("IssueAccessToken", observer, () -> tokens.issue(request));
+  }
+
+  @Override
+  public void listAccessTokens(ListAccessTokensRequest request, StreamObserver<ListAccessTokensResponse> observer) {
+    if (tokens == null) {
+      super.listAccessTokens(request, observer);
+      return;
+    }
+    UnaryCalls.serve("ListAccessTokens", observer, tokens::list);
+  }
+
+  @Override
+  public void revokeAccessToken(RevokeAccessTokenRequest request,
+      StreamObserver<RevokeAccessTokenResponse> observer) {
+    if (tokens == null) {
+      super.revokeAccessToken(request, observer);
+      return;
+    }
+    UnaryCalls.serve("RevokeAccessToken", observer, () -> tokens.revoke(request));
   }
 
   @Override

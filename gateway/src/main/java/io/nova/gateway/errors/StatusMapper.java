@@ -24,6 +24,8 @@ public final class StatusMapper {
       case UNAVAILABLE -> Status.Code.UNAVAILABLE;
       case RESOURCE_EXHAUSTED -> Status.Code.RESOURCE_EXHAUSTED;
       case DEADLINE_EXCEEDED -> Status.Code.DEADLINE_EXCEEDED;
+      case UNAUTHENTICATED -> Status.Code.UNAUTHENTICATED;
+      case PERMISSION_DENIED -> Status.Code.PERMISSION_DENIED;
       case INTERNAL, KIND_NOT_SET -> Status.Code.INTERNAL;
     };
   }

@@ -2,7 +2,12 @@ package io.nova.gateway.http;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.nova.gateway.auth.Access;
+import io.nova.gateway.auth.AccessScope;
+import io.nova.gateway.auth.ListScoping;
 import io.nova.gateway.controlplane.ControlPlane;
+import io.nova.proto.v1.Operation;
+import java.util.Optional;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.ListBasinsRequest;
@@ -36,6 +41,7 @@ final class BasinRoutes implements HttpRoutes {
     byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     String basin = Json.parse(body, RequestBodies.CreateBasin.class).checkedBasin();
+    AuthRoutes.check(ctx, Access.basin(Operation.OPERATION_CREATE, basin));
     var created = control.createBasin(CreateBasinRequest.newBuilder().setBasin(basin).build());
     ctx.header("Location", "/v1/basins/" + basin);
     Json.respond(ctx, 201, JsonViews.basin(created.getBasin()));
@@ -43,11 +49,14 @@ final class BasinRoutes implements HttpRoutes {
 
   private void list(Context ctx) {
     QueryParams q = QueryParams.of(ctx, Set.of("prefix", "start_after", "limit"));
-    ListBasinsResponse page = control.listBasins(ListBasinsRequest.newBuilder()
+    ListBasinsRequest request = ListBasinsRequest.newBuilder()
         .setPrefix(q.string("prefix").orElse(""))
         .setStartAfter(q.string("start_after").orElse(""))
         .setLimit(q.intInRange("limit", 0, RequestChecks.LIST_LIMIT_MAX).orElse(0))
-        .build());
+        .build();
+    Optional<AccessScope> scope = AuthRoutes.scope(ctx);
+    ListBasinsResponse listed = control.listBasins(scope.map(s -> ListScoping.narrow(s, request)).orElse(request));
+    ListBasinsResponse page = scope.map(s -> ListScoping.filter(s, listed)).orElse(listed);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("basins", page.getBasinsList().stream().map(JsonViews::basin).toList());
     out.put("has_more", page.getHasMore());

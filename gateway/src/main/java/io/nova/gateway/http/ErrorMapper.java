@@ -72,6 +72,15 @@ final class ErrorMapper {
         f.put("limit", detail.getResourceExhausted().getLimit());
         return new ApiError(429, "resource_exhausted", message, f, OptionalInt.of(RETRY_AFTER_SECS));
       }
+      case UNAUTHENTICATED -> {
+        f.put("reason", detail.getUnauthenticated().getReason());
+        return error(401, "unauthenticated", message, f);
+      }
+      case PERMISSION_DENIED -> {
+        f.put("operation", detail.getPermissionDenied().getOperation());
+        f.put("resource", detail.getPermissionDenied().getResource());
+        return error(403, "permission_denied", message, f);
+      }
       case INTERNAL, KIND_NOT_SET -> {
         return error(500, "internal", message, f);
       }

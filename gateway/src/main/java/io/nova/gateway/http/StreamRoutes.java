@@ -1,5 +1,8 @@
 package io.nova.gateway.http;
 
+import io.nova.gateway.auth.Access;
+import io.nova.gateway.auth.ListScoping;
+import io.nova.proto.v1.Operation;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.nova.gateway.controlplane.ControlPlane;
@@ -41,6 +44,7 @@ final class StreamRoutes implements HttpRoutes {
     QueryParams.of(ctx, Set.of());
     String basin = ctx.pathParam("basin");
     String stream = Json.parse(body, RequestBodies.CreateStream.class).checkedStream();
+    AuthRoutes.check(ctx, Access.stream(Operation.OPERATION_CREATE, basin, stream));
     var created = control.createStream(CreateStreamRequest.newBuilder().setBasin(basin).setStream(stream).build());
     ctx.header("Location", "/v1/basins/" + basin + "/streams/" + stream);
     Json.respond(ctx, 201, JsonViews.stream(created.getStream()));
@@ -51,12 +55,14 @@ final class StreamRoutes implements HttpRoutes {
     String basin = ctx.pathParam("basin");
     // An unknown basin lists nothing in the meta group; answer 404 as for every other call on it.
     control.getBasin(basin);
-    ListStreamsResponse page = control.listStreams(ListStreamsRequest.newBuilder()
+    ListStreamsRequest request = ListStreamsRequest.newBuilder()
         .setBasin(basin)
         .setPrefix(q.string("prefix").orElse(""))
         .setStartAfter(q.string("start_after").orElse(""))
         .setLimit(q.intInRange("limit", 0, RequestChecks.LIST_LIMIT_MAX).orElse(0))
-        .build());
+        .build();
+    ListStreamsResponse page = control.listStreams(
+        AuthRoutes.scope(ctx).map(s -> ListScoping.narrow(s, request)).orElse(request));
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("streams", page.getStreamsList().stream().map(JsonViews::stream).toList());
     out.put("has_more", page.getHasMore());

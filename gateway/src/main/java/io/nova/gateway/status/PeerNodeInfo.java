@@ -10,6 +10,9 @@ import io.grpc.stub.StreamObserver;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.status.NodeInfoSource;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
+import io.nova.gateway.auth.GrpcAuthInterceptor;
 import io.nova.proto.v1.ControlPlaneGrpc;
 import io.nova.proto.v1.GetNodeInfoRequest;
 import io.nova.proto.v1.GetNodeInfoResponse;
@@ -52,7 +55,15 @@ public final class PeerNodeInfo implements NodeInfoSource, AutoCloseable {
       channel.resetConnectBackoff();
     }
     CompletableFuture<GetNodeInfoResponse> answer = new CompletableFuture<>();
-    ControlPlaneGrpc.newStub(channel)
+    ControlPlaneGrpc.ControlPlaneStub stub = ControlPlaneGrpc.newStub(channel);
+    // When the caller presented an access token, the peer needs it as much as this node did.
+    String authorization = GrpcAuthInterceptor.BEARER.get();
+    if (authorization != null) {
+      Metadata headers = new Metadata();
+      headers.put(GrpcAuthInterceptor.AUTHORIZATION, authorization);
+      stub = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
+    stub
         .withWaitForReady()
         .withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS)
         .getNodeInfo(GetNodeInfoRequest.getDefaultInstance(), new StreamObserver<>() {

@@ -8,6 +8,8 @@ import io.nova.proto.v1.FencedOut;
 import io.nova.proto.v1.Internal;
 import io.nova.proto.v1.InvalidArgument;
 import io.nova.proto.v1.NotFound;
+import io.nova.proto.v1.PermissionDenied;
+import io.nova.proto.v1.Unauthenticated;
 import io.nova.proto.v1.ProducerSequenceRejected;
 import io.nova.proto.v1.ResourceExhausted;
 import io.nova.proto.v1.SequenceMismatch;
@@ -137,5 +139,25 @@ public final class Errors {
   /** INTERNAL: a bug; {@code message} says what went wrong. */
   public static ErrorDetail internal(String message) {
     return ErrorDetail.newBuilder().setMessage(message).setInternal(Internal.getDefaultInstance()).build();
+  }
+
+  /**
+   * UNAUTHENTICATED: no usable access token; {@code reason} is "missing", "malformed", "unknown", "expired"
+   * or "revoked", {@code why} a sentence that never contains the token.
+   */
+  public static ErrorDetail unauthenticated(String reason, String why) {
+    return ErrorDetail.newBuilder()
+        .setMessage("access token " + reason + ": " + why + "; nothing changed")
+        .setUnauthenticated(Unauthenticated.newBuilder().setReason(reason))
+        .build();
+  }
+
+  /** PERMISSION_DENIED: the token's scope lacks {@code operation} on {@code resource}. */
+  public static ErrorDetail permissionDenied(String operation, String resource, String why) {
+    return ErrorDetail.newBuilder()
+        .setMessage("the access token does not allow " + operation + " on " + resource + " (" + why
+            + "); nothing changed. Use a token whose scope covers it")
+        .setPermissionDenied(PermissionDenied.newBuilder().setOperation(operation).setResource(resource))
+        .build();
   }
 }

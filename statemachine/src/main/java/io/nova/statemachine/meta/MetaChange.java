@@ -1,5 +1,6 @@
 package io.nova.statemachine.meta;
 
+import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.StreamInfo;
 
@@ -19,4 +20,7 @@ public sealed interface MetaChange {
 
   /** A stream was deleted. */
   record StreamDeleted(StreamInfo stream) implements MetaChange {}
+
+  /** An access token was stored or changed (revoked). */
+  record TokenPut(StoredToken token) implements MetaChange {}
 }

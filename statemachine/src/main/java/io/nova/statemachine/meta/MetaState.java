@@ -5,6 +5,9 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.StoredToken;
+import io.nova.proto.v1.AccessTokenInfo;
+import io.nova.proto.v1.ListAccessTokensResponse;
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.GetStreamRequest;
@@ -38,6 +41,8 @@ public final class MetaState {
   /** basin → stream name → info; every basin has an entry, possibly empty. */
   private final Map<String, NavigableMap<String, StreamInfo>> streamsByBasin = new TreeMap<>();
   private final long[] shardStreamCounts;
+  /** Access tokens by public id, revoked ones included (ADR 0019). */
+  private final NavigableMap<String, StoredToken> tokens = new TreeMap<>();
 
   /**
    * An empty state over {@code shardCount} shards.
@@ -53,9 +58,16 @@ public final class MetaState {
 
   /** Rebuilds the state from persisted basins and streams (shard counts are derived). */
   public static MetaState restore(int shardCount, Collection<BasinInfo> basins, Collection<StreamInfo> streams) {
+    return restore(shardCount, basins, streams, List.of());
+  }
+
+  /** Rebuilds the state from persisted basins, streams and access tokens. */
+  public static MetaState restore(int shardCount, Collection<BasinInfo> basins, Collection<StreamInfo> streams,
+      Collection<StoredToken> tokens) {
     MetaState state = new MetaState(shardCount);
     basins.forEach(state::putBasin);
     streams.forEach(state::putStream);
+    tokens.forEach(t -> state.tokens.put(t.getInfo().getId(), t));
     return state;
   }
 
@@ -89,6 +101,10 @@ public final class MetaState {
             logIndex, nowMs);
       case DELETE_STREAM:
         return deleteStream(command.getDeleteStream().getBasin(), command.getDeleteStream().getStream());
+      case ISSUE_TOKEN:
+        return issueToken(command.getIssueToken().getToken(), command.getIssueToken().getBootstrap());
+      case REVOKE_TOKEN:
+        return revokeToken(command.getRevokeToken().getId(), command.getRevokeToken().getRevokedAtMs());
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -137,6 +153,42 @@ public final class MetaState {
     streamsByBasin.get(basin).remove(name);
     shardStreamCounts[stream.get().getShard()]--;
     return done(new MetaChange.StreamDeleted(stream.get()));
+  }
+
+  /**
+   * Stores a new token. A bootstrap token is refused once any token was ever stored (revoked ones are
+   * kept), so concurrent first starts of several nodes store exactly one.
+   */
+  private Applied issueToken(StoredToken token, boolean bootstrap) {
+    String id = token.getInfo().getId();
+    if (bootstrap && !tokens.isEmpty()) {
+      return refused(Errors.alreadyExists("bootstrap admin token", "the cluster has access tokens already"));
+    }
+    if (tokens.containsKey(id)) {
+      return refused(Errors.alreadyExists("access token", id));
+    }
+    tokens.put(id, token);
+    return new Applied(MetaResult.newBuilder().setToken(token.getInfo()).build(), new MetaChange.TokenPut(token));
+  }
+
+  /** Marks a token revoked; revoking it again changes nothing and answers it as stored. */
+  private Applied revokeToken(String id, long revokedAtMs) {
+    StoredToken token = tokens.get(id);
+    if (token == null) {
+      return refused(Errors.notFound("access token", id));
+    }
+    if (token.getInfo().getRevoked()) {
+      return new Applied(MetaResult.newBuilder().setToken(token.getInfo()).build(), new MetaChange.None());
+    }
+    AccessTokenInfo info = token.getInfo().toBuilder().setRevoked(true).setRevokedAtMs(revokedAtMs).build();
+    StoredToken revoked = token.toBuilder().setInfo(info).build();
+    tokens.put(id, revoked);
+    return new Applied(MetaResult.newBuilder().setToken(info).build(), new MetaChange.TokenPut(revoked));
+  }
+
+  /** The stored token with public id {@code id}, if any (revoked ones included). */
+  public Optional<StoredToken> getToken(String id) {
+    return Optional.ofNullable(tokens.get(id));
   }
 
   /** The shard with the fewest streams; the lowest index on ties. */
@@ -192,9 +244,17 @@ public final class MetaState {
         }
         return MetaQueryResult.newBuilder().setStreams(listStreams(list)).build();
       }
+      case GET_TOKEN:
+        return getToken(query.getGetToken())
+            .map(t -> MetaQueryResult.newBuilder().setStoredToken(t).build())
+            .orElseGet(() -> queryError(Errors.notFound("access token", query.getGetToken())));
+      case LIST_TOKENS:
+        return MetaQueryResult.newBuilder().setTokens(ListAccessTokensResponse.newBuilder()
+            .addAllTokens(tokens.values().stream().map(StoredToken::getInfo).toList())).build();
       default:
-        return queryError(Errors.invalidArgument("kind", "one of get_stream, get_basin, list_basins, list_streams",
-            "the meta query has no kind: set one of get_stream, get_basin, list_basins, list_streams"));
+        return queryError(Errors.invalidArgument("kind", "one of get_stream, get_basin, list_basins, list_streams,"
+            + " get_token, list_tokens", "the meta query has no kind: set one of get_stream, get_basin, list_basins,"
+            + " list_streams, get_token, list_tokens"));
     }
   }
 

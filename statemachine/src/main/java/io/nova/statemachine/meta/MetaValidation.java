@@ -2,6 +2,7 @@ package io.nova.statemachine.meta;
 
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.protocol.auth.TokenRules;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.names.Names;
 import java.util.Optional;
@@ -23,10 +24,20 @@ public final class MetaValidation {
       case DELETE_STREAM:
         return Names.basinNameError(command.getDeleteStream().getBasin())
             .or(() -> Names.streamNameError(command.getDeleteStream().getStream()));
+      case ISSUE_TOKEN: {
+        var info = command.getIssueToken().getToken().getInfo();
+        return TokenRules.idError(info.getId())
+            .or(() -> TokenRules.scopeError(info.getScope(), info.getDescription()))
+            .or(() -> command.getIssueToken().getToken().getSecretSha256().size() == 32 ? Optional.empty()
+                : Optional.of(Errors.invalidArgument("secret_sha256", "32 bytes", "a stored token carries the"
+                    + " 32-byte SHA-256 of its secret")));
+      }
+      case REVOKE_TOKEN:
+        return TokenRules.idError(command.getRevokeToken().getId());
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " delete_stream", "the meta command has no kind: set one of create_basin, delete_basin,"
-            + " create_stream, delete_stream"));
+            + " delete_stream, issue_token, revoke_token", "the meta command has no kind: set one of create_basin,"
+            + " delete_basin, create_stream, delete_stream, issue_token, revoke_token"));
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.nova.statemachine.store;
 
+import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.meta.MetaChange;
@@ -15,7 +16,8 @@ import org.rocksdb.WriteBatch;
  *
  * <p>Key layout: {@code 0x00} → applied (term, index); {@code 'b' basin} → {@code nova.v1.BasinInfo};
  * {@code 't' basin '/' stream} → {@code nova.v1.StreamInfo} ({@code /} cannot occur in a basin name, so
- * keys of different basins never interleave). Per-shard stream counts are not stored: they are derived
+ * keys of different basins never interleave); {@code 'k' id} → {@code StoredToken} (an access token: its public
+ * part and the hash of its secret, never the secret). Per-shard stream counts are not stored: they are derived
  * from the streams at load, so they can never disagree with them.
  *
  * <p>Thread-safety: one writer (the apply thread); reads happen only at load. See {@link RocksStore} for
@@ -24,6 +26,7 @@ import org.rocksdb.WriteBatch;
 public final class MetaStore extends RocksStore {
   private static final byte BASIN_PREFIX = 'b';
   private static final byte STREAM_PREFIX = 't';
+  private static final byte TOKEN_PREFIX = 'k';
 
   /** Opens (creating if missing) the store in {@code dir}. */
   public MetaStore(Path dir) {
@@ -45,6 +48,13 @@ public final class MetaStore extends RocksStore {
     return streams;
   }
 
+  /** Every access token, in id order. */
+  public List<StoredToken> loadTokens() {
+    List<StoredToken> tokens = new ArrayList<>();
+    scanPrefix(new byte[] {TOKEN_PREFIX}, (key, value) -> tokens.add(ShardStore.parse(value, StoredToken.parser())));
+    return tokens;
+  }
+
   /** Writes {@code change} atomically with {@code applied}, which must be above the current applied index. */
   public void applyBatch(AppliedIndex applied, MetaChange change) {
     try (WriteBatch batch = new WriteBatch()) {
@@ -56,6 +66,8 @@ public final class MetaStore extends RocksStore {
         batch.put(streamKey(put.stream()), put.stream().toByteArray());
       } else if (change instanceof MetaChange.StreamDeleted deleted) {
         batch.delete(streamKey(deleted.stream()));
+      } else if (change instanceof MetaChange.TokenPut put) {
+        batch.put(key(TOKEN_PREFIX, put.token().getInfo().getId()), put.token().toByteArray());
       }
       commit(batch, applied);
     } catch (RocksDBException e) {

@@ -1,0 +1,131 @@
+package io.nova.cli.commands;
+
+import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
+import io.nova.client.IssuedToken;
+import io.nova.client.NovaClient;
+import io.nova.client.TokenInfo;
+import io.nova.client.TokenOperation;
+import io.nova.client.TokenScope;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code token issue|list|revoke}: access-token administration (needs a token with cluster-admin). */
+@Command(name = "token", mixinStandardHelpOptions = true,
+    description = "Issue, list and revoke access tokens (clusters with auth on; needs a cluster-admin token).",
+    subcommands = {TokenCommands.Issue.class, TokenCommands.List.class, TokenCommands.Revoke.class})
+public final class TokenCommands implements Runnable {
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "missing a subcommand");
+  }
+
+  @Command(name = "issue", mixinStandardHelpOptions = true,
+      description = {
+        "Issue a token and print its secret on stdout: the only time it is shown (the cluster keeps a hash).",
+        "The id, scope and expiry go to stderr."
+      })
+  public static final class Issue extends ClientCommand {
+    @Option(names = "--basin-prefix", paramLabel = "PREFIX", defaultValue = "",
+        description = "Basins whose name + '/' starts with PREFIX: 'team-a/' is exactly basin team-a, 'team-' "
+            + "every basin starting so (default: every basin).")
+    String basinPrefix;
+
+    @Option(names = "--stream-prefix", paramLabel = "PREFIX", defaultValue = "",
+        description = "Streams whose name starts with PREFIX (default: every stream).")
+    String streamPrefix;
+
+    @Option(names = "--ops", paramLabel = "OPS", required = true,
+        description = "Comma-separated operations: read, append, fence, trim, create, delete, configure, "
+            + "cluster-admin.")
+    String ops;
+
+    @Option(names = "--expires", paramLabel = "DURATION", converter = io.nova.cli.DurationConverter.class,
+        description = "Lifetime, e.g. 12h, 30d (default: never expires).")
+    Duration expires;
+
+    @Option(names = "--description", paramLabel = "TEXT", defaultValue = "",
+        description = "A note shown by 'token list' (at most 200 characters).")
+    String description;
+
+    @Override
+    protected int run(NovaClient client) {
+      IssuedToken issued = client.issueToken(new TokenScope(basinPrefix, streamPrefix, operations(ops)),
+          expires == null ? Duration.ZERO : expires, description);
+      err().println("issued token " + issued.info().id() + " (" + describe(issued.info())
+          + "); its secret is printed once, below");
+      Output.line(main().out(), issued.secret());
+      return ExitCodes.OK;
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List every token, one per line: ID STATE BASIN-PREFIX STREAM-PREFIX OPS EXPIRES DESCRIPTION "
+          + "(never secrets; '*' is an empty prefix).")
+  public static final class List extends ClientCommand {
+    @Override
+    protected int run(NovaClient client) {
+      for (TokenInfo t : client.listTokens()) {
+        String state = t.revokedAt().isPresent() ? "revoked"
+            : t.expiresAt().filter(e -> !e.isAfter(java.time.Instant.now())).isPresent() ? "expired" : "active";
+        Output.line(main().out(), String.join("\t", t.id(), state, orStar(t.scope().basinPrefix()),
+            orStar(t.scope().streamPrefix()), opsText(t.scope().operations()),
+            t.expiresAt().map(Object::toString).orElse("never"), t.description()));
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  @Command(name = "revoke", mixinStandardHelpOptions = true,
+      description = "Revoke a token by its id (as 'token list' prints it); every node refuses it within the "
+          + "cluster's auth.cache-ttl-ms (default 5 s).")
+  public static final class Revoke extends ClientCommand {
+    @Parameters(paramLabel = "ID")
+    String id;
+
+    @Override
+    protected int run(NovaClient client) {
+      TokenInfo revoked = client.revokeToken(id);
+      err().println("revoked token " + revoked.id());
+      return ExitCodes.OK;
+    }
+  }
+
+  static Set<TokenOperation> operations(String text) {
+    Set<TokenOperation> ops = EnumSet.noneOf(TokenOperation.class);
+    for (String part : text.split(",", -1)) {
+      String name = part.strip();
+      if (name.isEmpty()) {
+        continue;
+      }
+      ops.add(java.util.Arrays.stream(TokenOperation.values()).filter(o -> o.label().equals(name)).findFirst()
+          .orElseThrow(() -> new InputException("--ops: unknown operation '" + name + "'; use one or more of "
+              + opsText(EnumSet.allOf(TokenOperation.class)))));
+    }
+    if (ops.isEmpty()) {
+      throw new InputException("--ops needs at least one of " + opsText(EnumSet.allOf(TokenOperation.class)));
+    }
+    return ops;
+  }
+
+  private static String opsText(Set<TokenOperation> ops) {
+    return EnumSet.copyOf(ops).stream().map(TokenOperation::label).collect(Collectors.joining(","));
+  }
+
+  private static String orStar(String prefix) {
+    return prefix.isEmpty() ? "*" : prefix;
+  }
+
+  private static String describe(TokenInfo t) {
+    return "basins " + orStar(t.scope().basinPrefix()) + ", streams " + orStar(t.scope().streamPrefix()) + ", ops "
+        + opsText(t.scope().operations()) + ", expires " + t.expiresAt().map(Object::toString).orElse("never");
+  }
+}

@@ -1,0 +1,151 @@
+package io.nova.gateway.auth;
+
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.proto.internal.IssueTokenCommand;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.RevokeTokenCommand;
+import io.nova.proto.internal.StoredToken;
+import io.nova.proto.internal.Done;
+import io.nova.proto.v1.AccessTokenInfo;
+import io.nova.proto.v1.IssueAccessTokenRequest;
+import io.nova.proto.v1.IssueAccessTokenResponse;
+import io.nova.proto.v1.ListAccessTokensResponse;
+import io.nova.proto.v1.RevokeAccessTokenRequest;
+import io.nova.proto.v1.RevokeAccessTokenResponse;
+import io.nova.protocol.auth.TokenRules;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * Token administration through the meta group: issue (the secret is made here, only its hash is
+ * written), list, revoke, and the lookup the {@link TokenVerifier} reads through. Thread-safe; each call
+ * blocks while the meta group answers and throws {@link GatewayException} with the typed error.
+ */
+public final class AccessTokens implements TokenVerifier.TokenLookup {
+
+  /** The longest lifetime a token may be issued for (10 years), in milliseconds. */
+  public static final long TTL_MS_MAX = 10L * 366 * 24 * 3600 * 1000;
+
+  private final GroupClients groups;
+  private final Clock clock;
+  private final SecureRandom random;
+  private volatile AuthMetrics metrics;
+  private volatile TokenVerifier verifier;
+
+  public AccessTokens(GroupClients groups, Clock clock, SecureRandom random) {
+    this.groups = groups;
+    this.clock = clock;
+    this.random = random;
+  }
+
+  /** Lets revocations made here be seen by this gateway at once, and counts lookups. */
+  public void attach(Authorizer authorizer) {
+    this.verifier = authorizer.verifier();
+    this.metrics = authorizer.metrics();
+  }
+
+  /** Issues a token; the answer carries its secret, which is not kept anywhere. */
+  public IssueAccessTokenResponse issue(IssueAccessTokenRequest request) {
+    return issue(request, false).orElseThrow();
+  }
+
+  /**
+   * Issues the bootstrap admin token (every operation, every basin, no expiry) unless the cluster has
+   * stored any token before.
+   *
+   * @return the token, or empty when another node (or an earlier start) bootstrapped already
+   */
+  public Optional<IssueAccessTokenResponse> issueBootstrap(TokenFormat.Issued made) {
+    IssueAccessTokenRequest admin = IssueAccessTokenRequest.newBuilder()
+        .setScope(io.nova.proto.v1.AccessTokenScope.newBuilder()
+            .addAllOperations(io.nova.protocol.auth.Operations.ALL))
+        .setDescription("bootstrap admin token").build();
+    return issue(admin, made, true);
+  }
+
+  /** A fresh token's secret, for {@link #issueBootstrap}. */
+  public TokenFormat.Issued generate() {
+    return TokenFormat.generate(random);
+  }
+
+  private Optional<IssueAccessTokenResponse> issue(IssueAccessTokenRequest request, boolean bootstrap) {
+    return issue(request, TokenFormat.generate(random), bootstrap);
+  }
+
+  private Optional<IssueAccessTokenResponse> issue(IssueAccessTokenRequest request, TokenFormat.Issued made,
+      boolean bootstrap) {
+    TokenRules.scopeError(request.getScope(), request.getDescription()).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    if (request.getTtlMs() > TTL_MS_MAX) {
+      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("ttl_ms", "<= " + TTL_MS_MAX,
+          "a token lives at most 10 years (" + TTL_MS_MAX + " ms); 0 means it never expires"));
+    }
+    long nowMs = clock.millis();
+    AccessTokenInfo info = AccessTokenInfo.newBuilder().setId(made.id()).setScope(request.getScope())
+        .setIssuedAtMs(nowMs).setExpiresAtMs(request.getTtlMs() == 0 ? 0 : nowMs + request.getTtlMs())
+        .setDescription(request.getDescription()).build();
+    MetaResult result = groups.writeMeta(MetaCommand.newBuilder().setIssueToken(IssueTokenCommand.newBuilder()
+        .setToken(StoredToken.newBuilder().setInfo(info).setSecretSha256(made.secretSha256()))
+        .setBootstrap(bootstrap)).build());
+    if (bootstrap && result.hasError() && result.getError().hasAlreadyExists()) {
+      return Optional.empty();
+    }
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return Optional.of(IssueAccessTokenResponse.newBuilder().setToken(result.getToken()).setSecret(made.bearer())
+        .build());
+  }
+
+  /** Every token, revoked ones included, without secrets, in id order. */
+  public ListAccessTokensResponse list() {
+    return query(MetaQuery.newBuilder().setListTokens(Done.getDefaultInstance()).build()).getTokens();
+  }
+
+  /** Revokes the token {@code request.id}; NOT_FOUND when there is none. Idempotent. */
+  public RevokeAccessTokenResponse revoke(RevokeAccessTokenRequest request) {
+    TokenRules.idError(request.getId()).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    MetaResult result = groups.writeMeta(MetaCommand.newBuilder().setRevokeToken(RevokeTokenCommand.newBuilder()
+        .setId(request.getId()).setRevokedAtMs(clock.millis())).build());
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    TokenVerifier v = verifier;
+    if (v != null) {
+      v.forget(request.getId());
+    }
+    return RevokeAccessTokenResponse.newBuilder().setToken(result.getToken()).build();
+  }
+
+  @Override
+  public Optional<StoredToken> find(String id) {
+    AuthMetrics m = metrics;
+    if (m != null) {
+      m.tokenLookup();
+    }
+    MetaQueryResult result = groups.queryMeta(MetaQuery.newBuilder().setGetToken(id).build());
+    if (result.hasError() && result.getError().hasNotFound()) {
+      return Optional.empty();
+    }
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return Optional.of(result.getStoredToken());
+  }
+
+  private MetaQueryResult query(MetaQuery query) {
+    MetaQueryResult result = groups.queryMeta(query);
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return result;
+  }
+}

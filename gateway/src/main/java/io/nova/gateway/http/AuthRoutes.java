@@ -1,0 +1,111 @@
+package io.nova.gateway.http;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.nova.gateway.auth.Access;
+import io.nova.gateway.auth.AccessScope;
+import io.nova.gateway.auth.Authorizer;
+import io.nova.gateway.auth.Principal;
+import io.nova.proto.v1.Operation;
+import java.util.Optional;
+
+/**
+ * Enforces access tokens on the HTTP API ({@code Authorization: Bearer TOKEN}): before any matched
+ * route runs, the token is verified and the route's {@link Access} checked, so a refused request
+ * (401, 403) changes nothing. {@code /health}, {@code /ready} and the OpenAPI document stay open, and
+ * {@code /metrics} is open unless protected ({@code cluster-admin}). The two creates whose name is in the
+ * body ({@code POST /v1/basins}, {@code POST .../streams}) are checked by their routes through
+ * {@link #check} once the body is parsed; list routes narrow their prefix with {@link #scope}.
+ * Without auth ({@link #OFF}) every request passes, as before tokens existed. Thread-safe.
+ */
+public final class AuthRoutes implements HttpRoutes {
+
+  /** Serves every request without a token. */
+  public static final AuthRoutes OFF = new AuthRoutes(null, false);
+
+  private static final String PRINCIPAL = "nova.principal";
+  private static final String AUTH = "nova.auth";
+
+  private final Authorizer authorizer;
+  private final boolean protectMetrics;
+
+  /**
+   * @param authorizer the node's decision point; null for no auth
+   * @param protectMetrics whether {@code /metrics} needs {@code cluster-admin}
+   */
+  public AuthRoutes(Authorizer authorizer, boolean protectMetrics) {
+    this.authorizer = authorizer;
+    this.protectMetrics = protectMetrics;
+  }
+
+  @Override
+  public void register(RoutesConfig routes) {
+    if (authorizer != null) {
+      routes.beforeMatched(this::authorize);
+    }
+  }
+
+  private void authorize(Context ctx) {
+    String pattern = ctx.endpoints().matchedHttpEndpoint().path;
+    if (pattern.equals("/health") || pattern.equals("/ready") || pattern.equals("/v1/openapi.json")
+        || (pattern.equals("/metrics") && !protectMetrics)) {
+      return;
+    }
+    String call = ctx.method() + " " + pattern;
+    Principal principal = authorizer.authenticate(call, ctx.header("Authorization"));
+    ctx.attribute(PRINCIPAL, principal);
+    ctx.attribute(AUTH, this);
+    required(ctx, pattern).ifPresent(access -> authorizer.check(call, principal, access));
+  }
+
+  /** What a route needs; empty for the creates checked by their route once the body named the resource. */
+  private static Optional<Access> required(Context ctx, String pattern) {
+    HandlerType method = ctx.method();
+    String basin = pattern.contains("{basin}") ? ctx.pathParam("basin") : "";
+    String stream = pattern.contains("{stream}") ? ctx.pathParam("stream") : "";
+    if (pattern.equals("/v1/basins")) {
+      return method == HandlerType.POST ? Optional.empty() : Optional.of(Access.cluster(Operation.OPERATION_READ));
+    }
+    if (pattern.equals(StreamRoutes.STREAMS)) {
+      return method == HandlerType.POST ? Optional.empty()
+          : Optional.of(Access.basin(Operation.OPERATION_READ, basin));
+    }
+    if (pattern.equals("/v1/basins/{basin}")) {
+      return Optional.of(Access.basin(method == HandlerType.DELETE ? Operation.OPERATION_DELETE
+          : Operation.OPERATION_READ, basin));
+    }
+    if (pattern.equals(StreamRoutes.STREAM)) {
+      return Optional.of(Access.stream(method == HandlerType.DELETE ? Operation.OPERATION_DELETE
+          : Operation.OPERATION_READ, basin, stream));
+    }
+    if (pattern.equals(RecordRoutes.RECORDS)) {
+      return Optional.of(Access.stream(method == HandlerType.POST ? Operation.OPERATION_APPEND
+          : Operation.OPERATION_READ, basin, stream));
+    }
+    if (pattern.equals(RecordRoutes.RECORDS + "/tail")) {
+      return Optional.of(Access.stream(Operation.OPERATION_READ, basin, stream));
+    }
+    if (pattern.equals(FenceRoutes.FENCE)) {
+      return Optional.of(Access.stream(method == HandlerType.PUT ? Operation.OPERATION_FENCE
+          : Operation.OPERATION_READ, basin, stream));
+    }
+    // /metrics when protected, and any route added later without a rule: fail closed.
+    return Optional.of(Access.cluster(Operation.OPERATION_CLUSTER_ADMIN));
+  }
+
+  /** Checks {@code access} for the request's token; passes when auth is off. */
+  static void check(Context ctx, Access access) {
+    Principal principal = ctx.attribute(PRINCIPAL);
+    AuthRoutes routes = ctx.attribute(AUTH);
+    if (principal != null && routes != null) {
+      routes.authorizer.check(ctx.method() + " " + ctx.path(), principal, access);
+    }
+  }
+
+  /** The scope of the request's token; empty when auth is off. */
+  static Optional<AccessScope> scope(Context ctx) {
+    Principal principal = ctx.attribute(PRINCIPAL);
+    return Optional.ofNullable(principal).map(Principal::scope);
+  }
+}

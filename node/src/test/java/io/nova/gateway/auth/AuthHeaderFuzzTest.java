@@ -1,0 +1,196 @@
+package io.nova.gateway.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.strings;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.nova.client.IssuedToken;
+import io.nova.client.NovaClient;
+import io.nova.client.StreamAddress;
+import io.nova.client.TokenOperation;
+import io.nova.cluster.auth.AuthSettings;
+import io.nova.cluster.config.HostPort;
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.AppendRecord;
+import io.nova.proto.v1.AppendRequest;
+import io.nova.proto.v1.DataPlaneGrpc;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.quicktheories.core.Gen;
+
+/**
+ * Proves, by fuzzing the Authorization header over raw HTTP and gRPC metadata (arbitrary text of any
+ * length, bearer-shaped garbage, a valid token with one character changed, and injection attempts with
+ * quotes, path tricks, NULs and CR LF), that every such append is refused with a typed 401 /
+ * UNAUTHENTICATED (or a 400 when CR LF broke the request itself), never a 2xx or 5xx, never echoing the
+ * value, and that the stream's tail never moves and the node keeps serving.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuthHeaderFuzzTest {
+
+  AuthCluster auth;
+  IssuedToken token;
+  final StreamAddress stream = new StreamAddress("demo", "events");
+  ManagedChannel channel;
+  HostPort http;
+
+  @BeforeAll
+  void start(@TempDir Path dir) throws Exception {
+    auth = AuthCluster.start(dir, 1, AuthSettings.ON);
+    try (NovaClient admin = auth.admin()) {
+      admin.createBasin("demo");
+      admin.createStream(stream);
+    }
+    token = auth.issue("demo/", "", EnumSet.of(TokenOperation.APPEND, TokenOperation.READ), Duration.ZERO);
+    HostPort api = HostPort.parse(auth.cluster.endpoint("n1"), "api");
+    channel = NettyChannelBuilder.forAddress(api.host(), api.port()).usePlaintext().build();
+    http = HostPort.parse(auth.cluster.config("n1").self().httpAddress(), "http");
+  }
+
+  @AfterAll
+  void stop() {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (auth != null) {
+      auth.close();
+    }
+  }
+
+  /** Header values: none of them is the valid token. */
+  private Gen<String> headers() {
+    String valid = token.secret();
+    Gen<String> anyText = strings().allPossible().ofLengthBetween(0, 1500);
+    Gen<String> bearerGarbage = strings().ascii().ofLengthBetween(0, 300).map(s -> "Bearer " + s);
+    Gen<String> oneCharChanged = integers().between(0, valid.length() - 1)
+        .zip(strings().ascii().ofLength(1), (i, c) -> {
+          char replacement = c.charAt(0) == valid.charAt(i) ? (char) (c.charAt(0) ^ 1) : c.charAt(0);
+          return "Bearer " + valid.substring(0, i) + replacement + valid.substring(i + 1);
+        });
+    Gen<String> injections = integers().between(0, INJECTIONS.size() - 1).map(i -> INJECTIONS.get(i)
+        .replace("TOKEN", valid.substring(0, valid.length() - 1)));
+    return anyText.mix(bearerGarbage, 30).mix(oneCharChanged, 30).mix(injections, 20);
+  }
+
+  private static final List<String> INJECTIONS = List.of(
+      "Bearer ' OR '1'='1", "Bearer nvt.../../../etc/passwd", "Bearer TOKEN\u0000", "Bearer TOKEN%00",
+      "Bearer TOKEN\r\nAuthorization: Bearer TOKEN", "Bearer TOKEN\r\n\r\n{\"records\":[]}",
+      "Bearer TOKEN=", "Bearer nvt.${jndi:ldap://127.0.0.1/x}.AAAA", "Basic dXNlcjpwYXNz", "Bearer",
+      "Bearer ", "Bearer TOKEN TOKEN", "Bearer\tTOKEN", "Bearer nvt..", "Bearer nvt.\u00e9\u00e9\u00e9", "Bearer "
+          + "A".repeat(100_000));
+
+  @Test
+  void malformedAuthorizationOverHttpIsATyped401AndChangesNothing() {
+    long tail = tail();
+    qt().withExamples(250).forAll(headers()).checkAssert(value -> {
+      RawAnswer answer = rawAppend(value);
+      // Jetty refuses control characters (and CR LF may end the headers early) before any route: a 400.
+      boolean control = value.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
+      assertThat(answer.status()).as(answer.text()).isIn(control ? List.of(400, 401, 431) : List.of(401, 431));
+      assertThat(answer.text()).contains("\"code\":\"");
+      if (answer.status() == 401) {
+        assertThat(answer.text()).contains("\"code\":\"unauthenticated\"");
+        if (value.length() >= 12) {
+          assertThat(answer.text()).doesNotContain(value.substring("Bearer ".length() > value.length() ? 0 : 7));
+        }
+      }
+    });
+    assertThat(tail()).isEqualTo(tail);
+  }
+
+  @Test
+  void malformedAuthorizationOverGrpcIsUnauthenticatedAndChangesNothing() {
+    long tail = tail();
+    Gen<String> printable = headers().map(v -> v.chars().filter(c -> c >= 0x20 && c < 0x7f)
+        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString())
+        .assuming(v -> !v.strip().equals("Bearer " + token.secret()));
+    qt().withExamples(250).forAll(printable).checkAssert(value -> {
+      Metadata headers = new Metadata();
+      headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), value);
+      try {
+        DataPlaneGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+            .append(AppendRequest.newBuilder().setBasin("demo").setStream("events")
+                .setInput(AppendInput.newBuilder().addRecords(AppendRecord.newBuilder()
+                    .setBody(com.google.protobuf.ByteString.copyFromUtf8("fuzz")))).build());
+        throw new AssertionError("an append with Authorization '" + value + "' was accepted");
+      } catch (StatusRuntimeException e) {
+        if (value.length() > MAX_HEADER_LIST_BYTES) {
+          // gRPC's own client refuses to send headers over 8 KiB: the call never reached the node.
+          assertThat(e.getStatus().getCode()).isIn(Status.Code.INTERNAL, Status.Code.UNAUTHENTICATED);
+          return;
+        }
+        assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(Status.Code.UNAUTHENTICATED);
+        if (value.length() > 12) {
+          assertThat(String.valueOf(e.getStatus().getDescription())).doesNotContain(value.substring(7));
+        }
+      }
+    });
+    assertThat(tail()).isEqualTo(tail);
+  }
+
+  /** grpc-java's default limit on the metadata of one call, in bytes. */
+  static final int MAX_HEADER_LIST_BYTES = 8192;
+
+  private long tail() {
+    try (NovaClient admin = auth.admin()) {
+      return admin.checkTail(stream).seqNum();
+    }
+  }
+
+  record RawAnswer(int status, String text) {}
+
+  /** An append over a raw socket, so any bytes can be sent as the header (HttpClient refuses many). */
+  private RawAnswer rawAppend(String value) {
+    byte[] body = "{\"records\":[{\"body\":\"fuzz\"}]}".getBytes(StandardCharsets.UTF_8);
+    String head = "POST /v1/basins/demo/streams/events/records HTTP/1.1\r\nHost: " + http + "\r\nAuthorization: "
+        + value + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+        + "\r\nConnection: close\r\n\r\n";
+    try (Socket socket = new Socket(http.host(), http.port())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      try {
+        out.write(head.getBytes(StandardCharsets.UTF_8));
+        out.write(body);
+        out.flush();
+      } catch (java.net.SocketException answeredEarly) {
+        // The server answered (431) and closed before the whole oversized header was sent: read that answer.
+      }
+      InputStream in = socket.getInputStream();
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      byte[] buf = new byte[8192];
+      for (int n; all.size() < 1_000_000 && (n = in.read(buf)) > 0; ) {
+        all.write(buf, 0, n);
+      }
+      String text = all.toString(StandardCharsets.UTF_8);
+      if (!text.startsWith("HTTP/1.1 ")) {
+        throw new AssertionError("not an HTTP answer: " + text);
+      }
+      return new RawAnswer(Integer.parseInt(text.substring(9, 12)), text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.nova.protocol.auth;
+
+import io.nova.proto.v1.AccessTokenScope;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.Operation;
+import io.nova.protocol.errors.Errors;
+import io.nova.protocol.names.Names;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The rules an access token's public parts follow (ADR 0019), checked by the gateway before the meta log
+ * and again by the meta state machine at apply. Stateless and thread-safe.
+ */
+public final class TokenRules {
+
+  /** The public id: 11 base64url characters (8 random bytes). */
+  public static final int ID_CHARS = 11;
+  /** The longest description, in characters. */
+  public static final int DESCRIPTION_CHARS_MAX = 200;
+  /** The longest basin prefix: a whole basin name and the trailing {@code /}. */
+  public static final int BASIN_PREFIX_CHARS_MAX = Names.BASIN_NAME_CHARS_MAX + 1;
+
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{" + ID_CHARS + "}");
+  private static final Pattern BASIN_PREFIX = Pattern.compile("[a-z0-9-]*/?");
+  private static final Pattern STREAM_PREFIX = Pattern.compile("[A-Za-z0-9._-]*");
+
+  private TokenRules() {}
+
+  /** Whether {@code id} has the shape of a public token id. */
+  public static boolean isId(String id) {
+    return ID.matcher(id).matches();
+  }
+
+  /** The INVALID_ARGUMENT for a malformed token id, or empty. */
+  public static Optional<ErrorDetail> idError(String id) {
+    return isId(id) ? Optional.empty() : Optional.of(Errors.invalidArgument("id", ID_CHARS
+        + " characters from [A-Za-z0-9_-]", "a token id is " + ID_CHARS
+        + " characters from [A-Za-z0-9_-] (as nova token list prints it)"));
+  }
+
+  /** The first rule {@code scope} or {@code description} breaks, as INVALID_ARGUMENT, or empty. */
+  public static Optional<ErrorDetail> scopeError(AccessTokenScope scope, String description) {
+    String basinPrefix = scope.getBasinPrefix();
+    if (basinPrefix.length() > BASIN_PREFIX_CHARS_MAX || !BASIN_PREFIX.matcher(basinPrefix).matches()) {
+      return Optional.of(Errors.invalidArgument("scope.basin_prefix", "[a-z0-9-]* and an optional trailing /, <= "
+          + BASIN_PREFIX_CHARS_MAX + " characters", "basin prefix must be the start of a basin name ([a-z0-9-]),"
+          + " or a whole basin name followed by / for exactly that basin, at most " + BASIN_PREFIX_CHARS_MAX
+          + " characters"));
+    }
+    String streamPrefix = scope.getStreamPrefix();
+    if (streamPrefix.length() > Names.STREAM_NAME_CHARS_MAX || !STREAM_PREFIX.matcher(streamPrefix).matches()) {
+      return Optional.of(Errors.invalidArgument("scope.stream_prefix", "[A-Za-z0-9._-]*, <= "
+          + Names.STREAM_NAME_CHARS_MAX + " characters", "stream prefix must be the start of a stream name"
+          + " ([A-Za-z0-9._-]), at most " + Names.STREAM_NAME_CHARS_MAX + " characters"));
+    }
+    if (scope.getOperationsCount() == 0) {
+      return Optional.of(Errors.invalidArgument("scope.operations", "at least one of " + Operations.names(),
+          "a token needs at least one operation: " + Operations.names()));
+    }
+    for (Operation op : scope.getOperationsList()) {
+      if (!Operations.ALL.contains(op)) {
+        return Optional.of(Errors.invalidArgument("scope.operations", "one of " + Operations.names(),
+            "unknown operation " + op + ": use " + Operations.names()));
+      }
+    }
+    if (description.length() > DESCRIPTION_CHARS_MAX) {
+      return Optional.of(Errors.invalidArgument("description", "<= " + DESCRIPTION_CHARS_MAX + " characters",
+          "the description is " + description.length() + " characters; at most " + DESCRIPTION_CHARS_MAX));
+    }
+    return Optional.empty();
+  }
+}
