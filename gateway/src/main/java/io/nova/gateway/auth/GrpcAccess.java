@@ -15,6 +15,7 @@ import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.Operation;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadSessionRequest;
+import io.nova.proto.v1.TrimRequest;
 import java.util.Optional;
 
 /**
@@ -46,6 +47,8 @@ final class GrpcAccess {
       return stream(Operation.OPERATION_READ, r.getBasin(), r.getStream());
     } else if (message instanceof FenceRequest r) {
       return stream(Operation.OPERATION_FENCE, r.getBasin(), r.getStream());
+    } else if (message instanceof TrimRequest r) {
+      return stream(Operation.OPERATION_TRIM, r.getBasin(), r.getStream());
     } else if (message instanceof CreateStreamRequest r) {
       return stream(Operation.OPERATION_CREATE, r.getBasin(), r.getStream());
     } else if (message instanceof DeleteStreamRequest r) {

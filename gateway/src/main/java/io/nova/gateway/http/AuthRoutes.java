@@ -90,6 +90,9 @@ public final class AuthRoutes implements HttpRoutes {
       return Optional.of(Access.stream(method == HandlerType.PUT ? Operation.OPERATION_FENCE
           : Operation.OPERATION_READ, basin, stream));
     }
+    if (pattern.equals(TrimRoutes.TRIM)) {
+      return Optional.of(Access.stream(Operation.OPERATION_TRIM, basin, stream));
+    }
     // /metrics when protected, and any route added later without a rule: fail closed.
     return Optional.of(Access.cluster(Operation.OPERATION_CLUSTER_ADMIN));
   }

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Proves, table-driven over a real three-node cluster with auth on, that every operation (read, append,
- * fence, create, delete, cluster-admin) succeeds with a valid token in scope, and over gRPC and HTTP alike
+ * fence, trim, create, delete, cluster-admin) succeeds with a valid token in scope, and over gRPC and HTTP alike
  * is refused with UNAUTHENTICATED / 401 for an expired or revoked token and PERMISSION_DENIED / 403 for a
  * wrong basin prefix, a wrong stream prefix or a missing operation, never echoing the token, changing
  * nothing, and counted in the nodes' metrics.
@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AccessTokenMatrixTest {
 
   enum Op {
-    READ(TokenOperation.READ), APPEND(TokenOperation.APPEND), FENCE(TokenOperation.FENCE),
+    READ(TokenOperation.READ), APPEND(TokenOperation.APPEND), FENCE(TokenOperation.FENCE), TRIM(TokenOperation.TRIM),
     CREATE(TokenOperation.CREATE), DELETE(TokenOperation.DELETE), CLUSTER_ADMIN(TokenOperation.CLUSTER_ADMIN);
 
     final TokenOperation operation;
@@ -184,6 +184,7 @@ class AccessTokenMatrixTest {
         case READ -> assertThat(client.read(target, ReadOptions.defaults()).records()).hasSize(1);
         case APPEND -> client.append(target, List.of(AppendRecord.ofUtf8("after")));
         case FENCE -> client.fence(target, "gen-1");
+        case TRIM -> client.trim(target, 1);
         case CREATE -> client.createStream(target);
         case DELETE -> client.deleteStream(target);
         case CLUSTER_ADMIN -> assertThat(client.clusterStatus().nodes()).hasSize(3);
@@ -198,6 +199,7 @@ class AccessTokenMatrixTest {
       case READ -> auth.http(node, "GET", stream + "/records", null, bearer);
       case APPEND -> auth.http(node, "POST", stream + "/records", "{\"records\":[{\"body\":\"after\"}]}", bearer);
       case FENCE -> auth.http(node, "PUT", stream + "/fence", "{\"fencing_token\":\"gen-1\"}", bearer);
+      case TRIM -> auth.http(node, "POST", stream + "/trim", "{\"seq_num\":1}", bearer);
       case CREATE -> auth.http(node, "POST", "/v1/basins/" + target.basin() + "/streams",
           "{\"stream\":\"" + target.stream() + "\"}", bearer);
       case DELETE -> auth.http(node, "DELETE", stream, null, bearer);
@@ -210,6 +212,7 @@ class AccessTokenMatrixTest {
       switch (op) {
         case APPEND -> assertThat(admin.checkTail(target).seqNum()).isEqualTo(2);
         case FENCE -> assertThat(admin.fencingToken(target)).contains("gen-1");
+        case TRIM -> assertThat(admin.bounds(target).firstSeqNum()).isEqualTo(1);
         case CREATE -> assertThat(admin.getStream(target).name()).isEqualTo(target.stream());
         case DELETE -> assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
         case READ, CLUSTER_ADMIN -> { }
@@ -225,6 +228,7 @@ class AccessTokenMatrixTest {
         default -> {
           assertThat(admin.checkTail(target).seqNum()).isEqualTo(1);
           assertThat(admin.fencingToken(target).filter(t -> !t.isEmpty())).isEmpty();
+          assertThat(admin.bounds(target).firstSeqNum()).isZero();
         }
       }
     }
