@@ -28,6 +28,7 @@ import io.nova.gateway.tls.ApiTls;
 import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.routing.GroupClients;
+import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
@@ -47,6 +48,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
@@ -133,6 +135,7 @@ public final class NovaServer implements AutoCloseable {
     NovaNode node = NovaNode.start(config, tuning, clock);
     GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime, localLeaders(node),
         () -> RaftTls.clientParameters(node.tls().raft()));
+    groups.registerMetrics(node.metrics().registry());
     ApiTls apiTls = ApiTls.of(node.tls());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
@@ -263,15 +266,30 @@ public final class NovaServer implements AutoCloseable {
   /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */
   /** What this node's own replicas know of each group's leader (moves the gateway's clients there). */
   private static LocalLeaders localLeaders(NovaNode node) {
-    return spec -> node.division(spec).flatMap(d -> {
-      DivisionInfo info = d.getInfo();
-      // The term is read on both sides of the leader: a leader read across a term change is not trusted
-      // (it could be the old term's), the next poll asks again.
-      long term = info.getCurrentTerm();
-      RaftPeerId leader = info.getLeaderId();
-      return leader == null || info.getCurrentTerm() != term ? Optional.empty()
-          : Optional.of(new LocalLeaders.Leadership(leader, term));
-    });
+    return new LocalLeaders() {
+      @Override
+      public Optional<Leadership> leadership(GroupSpec spec) {
+        return node.division(spec).flatMap(d -> {
+          DivisionInfo info = d.getInfo();
+          // The term is read on both sides of the leader: a leader read across a term change is not
+          // trusted (it could be the old term's), the next poll asks again.
+          long term = info.getCurrentTerm();
+          RaftPeerId leader = info.getLeaderId();
+          return leader == null || info.getCurrentTerm() != term ? Optional.empty()
+              : Optional.of(new Leadership(leader, term));
+        });
+      }
+
+      @Override
+      public Optional<LocalLeader> readyLocalLeader(GroupSpec spec) {
+        // The division is Ratis' server of the group; its implementation takes client requests directly
+        // (RaftClientAsynchronousProtocol), on the calling thread.
+        return node.division(spec)
+            .filter(d -> d.getInfo().isLeaderReady() && d instanceof RaftClientAsynchronousProtocol)
+            .map(d -> new LocalLeader(d.getId(), (RaftClientAsynchronousProtocol) d,
+                () -> d.getInfo().getCurrentTerm()));
+      }
+    };
   }
 
   private static ExecutorService rpcExecutor(String nodeId, NodeTuning tuning) {

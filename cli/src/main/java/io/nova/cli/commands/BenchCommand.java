@@ -69,7 +69,8 @@ public final class BenchCommand extends ClientCommand {
   boolean conditional;
 
   @Option(names = "--linger", converter = io.nova.cli.DurationConverter.class,
-      description = "The producers' linger (default: the Producer default, 2ms).")
+      description = "The producers' linger (default: the Producer default, 2ms; 0 in latency mode "
+          + "(--in-flight-batches), which times single appends, not batching).")
   Duration linger;
 
   @Option(names = "--in-flight-bytes", paramLabel = "BYTES",
@@ -128,7 +129,7 @@ public final class BenchCommand extends ClientCommand {
     try {
       // Built before the streams are created, so a bad setting changes nothing.
       bench = new Bench(client, new Bench.Config(addresses, producers, recordBytes, duration, records, rate,
-          conditional, linger == null ? ProducerOptions.LINGER_DEFAULT : linger,
+          conditional, linger != null ? linger : inFlightBatches != null ? Duration.ZERO : ProducerOptions.LINGER_DEFAULT,
           inFlightBytes == null ? ProducerOptions.IN_FLIGHT_BYTES_DEFAULT : inFlightBytes,
           inFlightBatches == null ? 0 : checkedInFlightBatches(inFlightBatches)));
     } catch (IllegalArgumentException e) {

@@ -91,6 +91,9 @@ import io.nova.protocol.limits.Limits;
  *     Off, it saves that entry's write (and its share of an fsync) per commit, and a restarted replica
  *     applies nothing past its snapshot until a leader tells it the commit index (after an election when
  *     every node restarted); safety is unchanged, the commit index is Raft's to recover.
+ * @param localLeaderWritesEnabled whether the gateway submits a write to this node's own replica when it
+ *     leads the write's group, without a network hop (issue #10). Default true; false sends every write
+ *     through a Ratis client over the loopback (the behaviour before; for A/B measurement).
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -124,7 +127,8 @@ public record NodeTuning(
     long raftAppenderWaitTimeMinMs,
     int raftLeaderOutstandingAppendsMax,
     int raftGrpcFlowControlWindowBytes,
-    boolean raftLogMetadataEnabled) {
+    boolean raftLogMetadataEnabled,
+    boolean localLeaderWritesEnabled) {
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -308,6 +312,7 @@ public record NodeTuning(
     b.raftLeaderOutstandingAppendsMax = raftLeaderOutstandingAppendsMax;
     b.raftGrpcFlowControlWindowBytes = raftGrpcFlowControlWindowBytes;
     b.raftLogMetadataEnabled = raftLogMetadataEnabled;
+    b.localLeaderWritesEnabled = localLeaderWritesEnabled;
     return b;
   }
 
@@ -348,6 +353,7 @@ public record NodeTuning(
     private int raftLeaderOutstandingAppendsMax = 8;
     private int raftGrpcFlowControlWindowBytes = 1 << 20;
     private boolean raftLogMetadataEnabled = true;
+    private boolean localLeaderWritesEnabled = true;
 
     private Builder() {}
 
@@ -511,6 +517,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder localLeaderWritesEnabled(boolean value) {
+      localLeaderWritesEnabled = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -525,7 +536,7 @@ public record NodeTuning(
           sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
-          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled);
+          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled);
     }
   }
 }

@@ -100,6 +100,19 @@ public final class WriteRetryPolicy implements RetryPolicy {
     public boolean mayStillBeQueued() {
       return mayStillBeQueued;
     }
+
+    /**
+     * Records what the failure of one attempt proves, as the policy does for Ratis' client's attempts:
+     * for writes the gateway resends itself ({@code LocalFirstWrite}).
+     */
+    public void recordFailure(Throwable cause) {
+      if (!provesNeverAppended(cause)) {
+        mayHaveAppended = true;
+      }
+      if (!provesNotAppended(cause)) {
+        mayStillBeQueued = true;
+      }
+    }
   }
 
   /** One write on its calling thread: its deadline, on the monotonic clock {@code nanoTime}. */
@@ -140,11 +153,8 @@ public final class WriteRetryPolicy implements RetryPolicy {
   @Override
   public Action handleAttemptFailure(Event event) {
     Call call = CALL.get();
-    if (call != null && !provesNeverAppended(event.getCause())) {
-      call.attempts().mayHaveAppended = true;
-    }
-    if (call != null && !provesNotAppended(event.getCause())) {
-      call.attempts().mayStillBeQueued = true;
+    if (call != null) {
+      call.attempts().recordFailure(event.getCause());
     }
     // Any failure Ratis' client hands the policy may be resent: the copy has the same call id (see the
     // class comment). Only the count and the deadline stop it.

@@ -62,6 +62,11 @@ public final class DataPlaneMetrics {
   public static final String APPEND_SUBMITTED_TO_ACKED = "nova.append.stage.submitted_to_acked.us";
   /** Histogram (µs): from the group's ack to the answer handed to the client's transport. */
   public static final String APPEND_ACKED_TO_ANSWERED = "nova.append.stage.acked_to_answered.us";
+  /**
+   * Histogram (batches): for each batch a session pipelined through this node's own leader, how many of
+   * the session's batches were already in the leader's log unanswered when it was appended (0: none).
+   */
+  public static final String APPEND_PIPELINE_DEPTH = "nova.append.session.pipeline.depth";
 
   private final Meter appendBatches;
   private final Meter appendRecords;
@@ -79,6 +84,7 @@ public final class DataPlaneMetrics {
   private final Histogram receivedToSubmitted = StageHistograms.newHistogram();
   private final Histogram submittedToAcked = StageHistograms.newHistogram();
   private final Histogram ackedToAnswered = StageHistograms.newHistogram();
+  private final Histogram pipelineDepth;
 
   /** A count of open sessions, up and down (a named class: the bridge's help text names it). */
   private static final class OpenSessions implements Gauge<Long> {
@@ -112,6 +118,12 @@ public final class DataPlaneMetrics {
     registry.register(APPEND_RECEIVED_TO_SUBMITTED, receivedToSubmitted);
     registry.register(APPEND_SUBMITTED_TO_ACKED, submittedToAcked);
     registry.register(APPEND_ACKED_TO_ANSWERED, ackedToAnswered);
+    pipelineDepth = registry.histogram(APPEND_PIPELINE_DEPTH);
+  }
+
+  /** Counts a batch a session pipelined, with {@code depth} of its batches already in flight before it. */
+  public void appendPipelined(int depth) {
+    pipelineDepth.update(depth);
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.nova.gateway.routing;
 
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.MetricRegistry;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
@@ -28,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +45,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
@@ -82,6 +86,12 @@ public final class GroupClients implements AutoCloseable {
   private final List<PeerMovingClient> writeClients = new ArrayList<>();
   private final List<PeerMovingClient> readClients = new ArrayList<>();
   private final LeaderFollower leaderFollower;
+  private final LocalLeaders localLeaders;
+  private final LocalFirstWrite localWrites;
+  /** Writes submitted to this node's own leading replica ({@link #registerMetrics}). */
+  private final Counter localWriteCount = new Counter();
+  /** Of those, the ones resent over the network after the local leader failed them. */
+  private final Counter localResendCount = new Counter();
 
   /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
@@ -149,6 +159,13 @@ public final class GroupClients implements AutoCloseable {
     }
     this.leaderFollower = localLeaders == LocalLeaders.NONE ? null
         : new LeaderFollower(layout.allGroups(), localLeaders, followed);
+    this.localLeaders = tuning.localLeaderWritesEnabled() ? localLeaders : new LocalLeaders() {
+      @Override
+      public Optional<Leadership> leadership(GroupSpec spec) {
+        return localLeaders.leadership(spec);
+      }
+    };
+    this.localWrites = new LocalFirstWrite(localLeaders, localResendCount);
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
@@ -161,6 +178,17 @@ public final class GroupClients implements AutoCloseable {
         .setProperties(properties)
         .setRetryPolicy(retryPolicy)
         .build();
+  }
+
+  /** Metric (counter): writes submitted to this node's own replica because it led the group. */
+  public static final String WRITES_LOCAL = "nova.gateway.writes.local";
+  /** Metric (counter): local writes resent to another node after the local leader failed them. */
+  public static final String WRITES_LOCAL_RESENT = "nova.gateway.writes.local.resent";
+
+  /** Registers this gateway's routing counters ({@link #WRITES_LOCAL}, {@link #WRITES_LOCAL_RESENT}). */
+  public void registerMetrics(MetricRegistry registry) {
+    registry.register(WRITES_LOCAL, localWriteCount);
+    registry.register(WRITES_LOCAL_RESENT, localResendCount);
   }
 
   public ClusterLayout layout() {
@@ -180,6 +208,98 @@ public final class GroupClients implements AutoCloseable {
     WriteDeadline deadline = writeDeadline();
     return write(layout.shard(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
         deadline, ShardResult.parser());
+  }
+
+  /**
+   * Starts a write to a shard group this node's own replica leads, without waiting for it: the command
+   * is appended to the local leader's log before this returns, so writes started one after another from
+   * one thread enter the log, and reach the assignment cursor, in that order (a pipelined session).
+   * Empty, having sent nothing, when this node does not lead the group, its leader is not ready, local
+   * writes are off ({@link NodeTuning#localLeaderWritesEnabled()}) or the call is out of time: use
+   * {@link #write(int, ShardCommand)}.
+   */
+  public Optional<StartedWrite> startLocalWrite(int shard, ShardCommand command) {
+    GroupSpec spec = layout.shard(shard);
+    Optional<LocalLeaders.LocalLeader> local = localLeaders.readyLocalLeader(spec);
+    WriteDeadline deadline = writeDeadline();
+    if (local.isEmpty() || deadline.admissionClosed()) {
+      return Optional.empty();
+    }
+    localWriteCount.inc();
+    Message message = message(command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build());
+    return Optional.of(new StartedWrite(localWrites.start(spec, local.get(), message), deadline));
+  }
+
+  /**
+   * The Raft term of this node's own replica of the shard when it is the group's ready leader (and local
+   * writes are on); empty otherwise. A session compares it with its in-flight writes' before starting
+   * another one ({@link StartedWrite#term()}).
+   */
+  public OptionalLong localLeaderTerm(int shard) {
+    return localLeaders.readyLocalLeader(layout.shard(shard))
+        .map(l -> OptionalLong.of(l.currentTerm().getAsLong())).orElse(OptionalLong.empty());
+  }
+
+  /**
+   * A write {@link #startLocalWrite started} on this node's own leader. Thread-safe; {@link #finish()}
+   * blocks.
+   */
+  public final class StartedWrite {
+    private final LocalFirstWrite.Attempt attempt;
+    private final WriteDeadline deadline;
+
+    private StartedWrite(LocalFirstWrite.Attempt attempt, WriteDeadline deadline) {
+      this.attempt = attempt;
+      this.deadline = deadline;
+    }
+
+    /**
+     * The local leader's Raft term throughout the append, or -1 when it changed meanwhile. Writes
+     * started in the same term entered the log in the order they were started, so if one of them is
+     * never committed, none started after it is either: resending the failed ones in that order keeps
+     * the order. Writes of different terms give no such guarantee.
+     */
+    public long term() {
+      return attempt.term();
+    }
+
+    /** Completes when the local leader has answered or failed it (on a Ratis thread; never exceptionally). */
+    public CompletableFuture<Void> localAnswer() {
+      return attempt.reply().handle((r, e) -> null);
+    }
+
+    /**
+     * Whether the local leader's answer settles the write (a result, or the state machine's refusal):
+     * {@link #finish()} then returns or throws at once, without blocking.
+     */
+    public boolean answeredLocally() {
+      return attempt.answered().isPresent();
+    }
+
+    /**
+     * The write's result: the local answer, or that of the same invocation resent to the group's new
+     * leader after the local one failed it, as {@link #write(int, ShardCommand)} would have answered.
+     *
+     * @throws GatewayException as {@link #write(int, ShardCommand)}
+     */
+    public ShardResult finish() {
+      return finish(true);
+    }
+
+    /**
+     * As {@link #finish()}; with {@code resend} false a failed local attempt is not resent but ends as
+     * an unknown outcome (a caller that cannot keep its writes in order across a resend).
+     */
+    public ShardResult finish(boolean resend) {
+      PeerMovingClient clients = writeClients.get(indexOf(attempt.spec()));
+      WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
+      try {
+        return parse(localWrites.finish(attempt, deadline, attempts, () -> clients.current().getClientRpc(),
+            resend), ShardResult.parser());
+      } catch (IOException e) {
+        throw failed(attempt.spec(), e, attempts, deadline);
+      }
+    }
   }
 
   /** The budget of a write made now for the RPC being served (see {@link WriteDeadline}). */
@@ -296,6 +416,16 @@ public final class GroupClients implements AutoCloseable {
     PeerMovingClient clients = writeClients.get(indexOf(spec));
     WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
     Message message = message(command);
+    Optional<LocalLeaders.LocalLeader> local = localLeaders.readyLocalLeader(spec);
+    if (local.isPresent()) {
+      localWriteCount.inc();
+      try {
+        return parse(localWrites.send(spec, local.get(), message, deadline, attempts,
+            () -> clients.current().getClientRpc()), parser);
+      } catch (IOException e) {
+        throw failed(spec, e, attempts, deadline);
+      }
+    }
     for (int movesLeft = spec.group().getPeers().size() - 1; ; movesLeft--) {
       RaftClient client = clients.current();
       try {
@@ -312,17 +442,49 @@ public final class GroupClients implements AutoCloseable {
         if (groupMismatch && movesLeft > 0 && !attempts.mayHaveAppended() && !deadline.admissionClosed()) {
           continue;
         }
-        GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
-        if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
-            && (WriteRetryPolicy.endedUnanswered(e) || attempts.mayStillBeQueued())) {
-          // Some attempt got no answer: a stalled leader may still hold that copy and admit it until the
-          // deadline it carries. The caller must not hear "unknown" (and write again) before then, or
-          // that copy could land after its next write.
-          deadline.awaitCallerDeadline();
+        // A leader handing its leadership over refuses writes before appending them, and Ratis' client
+        // gives up at that answer instead of retrying: wait for the successor, as for "not ready".
+        if (isSteppingDown(e) && !attempts.mayHaveAppended() && !deadline.admissionClosed()
+            && sleptForLeader()) {
+          continue;
         }
-        throw failure;
+        throw failed(spec, e, attempts, deadline);
       }
     }
+  }
+
+  private static boolean isSteppingDown(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof LeaderSteppingDownException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Sleeps the leader-wait interval; false (the interrupt flag kept) when interrupted. */
+  private static boolean sleptForLeader() {
+    try {
+      RaftTuning.LEADER_WAIT_SLEEP.sleep();
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The typed error a write ends with after {@code e}, once it may be reported (see below). */
+  private GatewayException failed(GroupSpec spec, IOException e, WriteRetryPolicy.Attempts attempts,
+      WriteDeadline deadline) {
+    GatewayException failure = translate(spec, e, true, attempts.mayHaveAppended());
+    if (failure.detail().hasUnavailable() && failure.detail().getUnavailable().getMayHaveTakenEffect()
+        && (WriteRetryPolicy.endedUnanswered(e) || attempts.mayStillBeQueued())) {
+      // Some attempt got no answer: a stalled leader may still hold that copy and admit it until the
+      // deadline it carries. The caller must not hear "unknown" (and write again) before then, or
+      // that copy could land after its next write.
+      deadline.awaitCallerDeadline();
+    }
+    return failure;
   }
 
   private int indexOf(GroupSpec spec) {

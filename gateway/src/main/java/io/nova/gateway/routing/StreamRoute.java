@@ -12,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
@@ -50,6 +52,22 @@ public final class StreamRoute {
   public ShardResult write(Function<StreamInfo, ShardCommand> command) {
     GroupClients groups = router.groups();
     return call(info -> groups.write(info.getShard(), command.apply(info)), StreamRoute::writeError);
+  }
+
+  /**
+   * Starts the command, built for the stream's placement, on its shard through this node's own leading
+   * replica, without waiting ({@link GroupClients#startLocalWrite}); empty, having sent nothing, when
+   * that is not possible. Its result does not re-resolve: a NOT_FOUND answer is the caller's to redo
+   * with {@link #write}.
+   */
+  public Optional<GroupClients.StartedWrite> startLocalWrite(Function<StreamInfo, ShardCommand> command) {
+    StreamInfo used = placement;
+    return router.groups().startLocalWrite(used.getShard(), command.apply(used));
+  }
+
+  /** The term of this node's replica of the stream's shard while it leads it ({@link GroupClients#localLeaderTerm}). */
+  public OptionalLong localLeaderTerm() {
+    return router.groups().localLeaderTerm(placement.getShard());
   }
 
   /** A linearizable query, built for the stream's placement, of its shard; see the class comment. */

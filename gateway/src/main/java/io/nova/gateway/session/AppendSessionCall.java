@@ -20,7 +20,10 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.OpenAppendSession;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
+import io.nova.gateway.routing.GroupClients;
 import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -78,6 +81,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     long submittedNanos;
     /** 0 unless the group acknowledged the batch (only acks are timed); set before {@code outcome}. */
     long ackedNanos;
+    /** The batch's write when it was pipelined through this node's own leader; null otherwise. */
+    GroupClients.StartedWrite started;
 
     Pending(AppendInput input, long meteredBytes, long receivedNanos) {
       this.input = input;
@@ -101,6 +106,21 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   private final ArrayDeque<Pending> unwritten = new ArrayDeque<>();
   /** Whether a writer task is running for this session (at most one, which keeps the order). */
   private boolean writing;
+  /**
+   * Pipelined batches (started through this node's own leader) whose outcome is not settled yet, in
+   * arrival order. Invariant: a batch is started only while every batch here was started in the same
+   * leader term ({@link #startedTerm}), so that resending the failed ones in order keeps the order.
+   */
+  private final ArrayDeque<Pending> started = new ArrayDeque<>();
+  /** The leader term of the batches in {@link #started}. */
+  private long startedTerm;
+  /**
+   * Whether some batch in {@link #started} may have entered the log in another term than the others (the
+   * term moved while it was appended): a failed one is then not resent, its outcome is unknown.
+   */
+  private boolean startedTermsMixed;
+  /** Whether a pipelined batch's local attempt failed: the writer settles {@link #started} in order. */
+  private boolean settleNeeded;
   private long pendingBytes;
   /** Where the batches go; null until the open message. */
   private StreamRoute route;
@@ -188,64 +208,200 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     }
   }
 
-  /** The writer task: writes the unwritten batches one at a time, in order, then answers them. */
+  /**
+   * The writer task. Batches go out in arrival order: while this node leads the stream's shard, each is
+   * appended to the local leader's log and the writer moves on at once (pipelined: the leader's answers
+   * settle them, on Raft's threads); otherwise, or once a pipelined batch failed, the writer first
+   * settles every pipelined batch, in order, resending the failed ones, and then writes the next batch
+   * and waits for it.
+   */
   private void writeAll() {
     while (true) {
       Pending next;
       String superseded;
+      boolean settle;
       synchronized (this) {
-        next = ended ? null : unwritten.pollFirst();
-        if (next == null) {
+        settle = settleNeeded && !ended;
+        next = ended || settle ? null : unwritten.pollFirst();
+        if (!settle && next == null) {
           writing = false;
           return;
         }
         superseded = supersededBy;
       }
-      if (superseded != null) {
+      if (settle) {
+        settleStarted();
+      } else if (superseded != null) {
         // Superseded: the token only changes through another Fence, so this batch is not even sent.
         metrics.appendFencedOutBySession();
         next.outcome.complete(fencedOut(superseded));
-      } else {
-        AppendSessionResponse response;
+        deliver();
+      } else if (!startPipelined(next)) {
+        settleStarted();
+        next.submittedNanos = nanoTime.getAsLong();
+        ShardResult result = null;
+        GatewayException failure = null;
         try {
-          response = writeOne(next);
-        } catch (RuntimeException e) {
-          next.outcome.completeExceptionally(e);
-          deliver();
-          continue;
+          result = route.write(info -> AppendCommands.append(info.getStreamId(), next.input, presentedToken));
+        } catch (GatewayException e) {
+          failure = e;
         }
-        if (response.hasRejected() && response.getRejected().hasInstalledToken()) {
-          synchronized (this) {
-            if (supersededBy == null) {
-              metrics.appendSessionSuperseded();
-            }
-            supersededBy = response.getRejected().getInstalledToken();
+        settle(next, result, failure);
+        deliver();
+      }
+    }
+  }
+
+  /**
+   * Appends {@code batch} to this node's own leader's log, when it leads the stream's shard in the term
+   * of the batches already pipelined (or none is), and lets the leader's answer settle it.
+   *
+   * @return false, having sent nothing, when the batch must be written the blocking way
+   */
+  private boolean startPipelined(Pending batch) {
+    OptionalLong term = route.localLeaderTerm();
+    synchronized (this) {
+      if (term.isEmpty() || (!started.isEmpty() && (startedTermsMixed || term.getAsLong() != startedTerm))) {
+        return false;
+      }
+    }
+    batch.submittedNanos = nanoTime.getAsLong();
+    Optional<GroupClients.StartedWrite> write = route.startLocalWrite(
+        info -> AppendCommands.append(info.getStreamId(), batch.input, presentedToken));
+    if (write.isEmpty()) {
+      return false;
+    }
+    batch.started = write.get();
+    synchronized (this) {
+      if (started.isEmpty()) {
+        startedTerm = write.get().term();
+        startedTermsMixed = startedTerm < 0;
+      } else if (write.get().term() != startedTerm) {
+        // The term moved between the check above and the append: rare, and then unsafe to resend.
+        startedTermsMixed = true;
+      }
+      metrics.appendPipelined(started.size());
+      started.addLast(batch);
+    }
+    write.get().localAnswer().thenRun(() -> localAnswered(batch));
+    return true;
+  }
+
+  /**
+   * A pipelined batch's local leader answered or failed it (on a Raft thread: never blocks). An answer
+   * settles it; anything else (a failure to resend, a NOT_FOUND to re-resolve) is left to the writer.
+   */
+  private void localAnswered(Pending batch) {
+    boolean settled = false;
+    if (batch.started.answeredLocally()) {
+      ShardResult result = null;
+      GatewayException failure = null;
+      try {
+        result = batch.started.finish();
+      } catch (GatewayException e) {
+        failure = e;
+      }
+      if (!isNotFound(result, failure)) {
+        settle(batch, result, failure);
+        settled = true;
+      }
+    }
+    synchronized (this) {
+      if (settled) {
+        started.remove(batch);
+      } else {
+        settleNeeded = true;
+        if (!writing && !ended) {
+          writing = true;
+          writers.execute(this::writeAll);
+        }
+      }
+    }
+    deliver();
+  }
+
+  /**
+   * Settles every pipelined batch, oldest first, blocking: a batch its local leader failed is resent
+   * (same invocation) before any later one, and one answered NOT_FOUND is written again through the
+   * route (which re-resolves the stream), so the batches keep their order.
+   */
+  private void settleStarted() {
+    while (true) {
+      Pending batch;
+      boolean resend;
+      synchronized (this) {
+        settleNeeded = false;
+        batch = started.peekFirst();
+        if (batch == null) {
+          startedTermsMixed = false;
+          return;
+        }
+        resend = !startedTermsMixed;
+      }
+      if (!batch.outcome.isDone()) {
+        ShardResult result = null;
+        GatewayException failure = null;
+        try {
+          result = batch.started.finish(resend);
+        } catch (GatewayException e) {
+          failure = e;
+        }
+        if (isNotFound(result, failure)) {
+          failure = null;
+          try {
+            result = route.write(info -> AppendCommands.append(info.getStreamId(), batch.input, presentedToken));
+          } catch (GatewayException e) {
+            failure = e;
           }
         }
-        next.outcome.complete(response);
+        settle(batch, result, failure);
+      }
+      synchronized (this) {
+        started.remove(batch);
       }
       deliver();
     }
   }
 
-  private AppendSessionResponse writeOne(Pending batch) {
-    AppendInput input = batch.input;
-    long sentNanos = nanoTime.getAsLong();
-    batch.submittedNanos = sentNanos;
-    ShardResult result;
-    try {
-      result = route.write(info -> AppendCommands.append(info.getStreamId(), input, presentedToken));
-    } catch (GatewayException e) {
-      metrics.appendRefused(e.detail());
-      return answer(null, e);
+  private static boolean isNotFound(ShardResult result, GatewayException failure) {
+    return failure != null ? failure.detail().hasNotFound()
+        : result != null && result.hasError() && result.getError().hasNotFound();
+  }
+
+  /**
+   * Records a batch's outcome: its metrics, the session's supersession at a first FencedOut, and the
+   * response (or the error that ends the session) its turn to be answered will deliver. Only the first
+   * call for a batch counts.
+   */
+  private void settle(Pending batch, ShardResult result, GatewayException failure) {
+    synchronized (this) {
+      if (batch.outcome.isDone()) {
+        return;
+      }
+      if (failure != null) {
+        metrics.appendRefused(failure.detail());
+      } else if (result.hasAppendAck()) {
+        batch.ackedNanos = nanoTime.getAsLong();
+        metrics.appendAcked(batch.input.getRecordsCount(), batch.meteredBytes,
+            batch.ackedNanos - batch.submittedNanos);
+      } else if (result.hasError()) {
+        metrics.appendRefused(result.getError());
+      }
+      AppendSessionResponse response;
+      try {
+        response = answer(result, failure);
+      } catch (RuntimeException e) {
+        batch.outcome.completeExceptionally(e);
+        return;
+      }
+      if (response.hasRejected() && response.getRejected().hasInstalledToken()) {
+        if (supersededBy == null) {
+          metrics.appendSessionSuperseded();
+        }
+        supersededBy = response.getRejected().getInstalledToken();
+      }
+      batch.outcome.complete(response);
     }
-    if (result.hasAppendAck()) {
-      batch.ackedNanos = nanoTime.getAsLong();
-      metrics.appendAcked(input.getRecordsCount(), batch.meteredBytes, batch.ackedNanos - sentNanos);
-    } else if (result.hasError()) {
-      metrics.appendRefused(result.getError());
-    }
-    return answer(result, null);
   }
 
   /**
