@@ -41,6 +41,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
@@ -378,6 +379,33 @@ public final class NovaClient implements AutoCloseable {
                 .setBasin(address.basin()).setStream(address.stream()).build();
         return call(CallInfo.of("CreateStream", address, CallKind.WRITE),
                 e -> Protos.streamInfo(control(e).createStream(request).getStream()));
+    }
+
+    /**
+     * Asks the cluster, without blocking, which of this client's endpoints is the node leading the
+     * stream's shard (the answer's routing hint, matched against the configured {@code host:port}s); a
+     * {@link Producer} connects there first, where its batches are written without a hop to another
+     * node. Never completes exceptionally: empty when the hint is missing, unknown to this client, or the
+     * call fails or takes longer than the request timeout.
+     */
+    CompletableFuture<Optional<EndpointPool.Endpoint>> leaderEndpoint(StreamAddress address) {
+        CompletableFuture<Optional<EndpointPool.Endpoint>> out = new CompletableFuture<>();
+        try {
+            GetStreamRequest request = GetStreamRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            var answer = io.nova.proto.v1.ControlPlaneGrpc.newFutureStub(pool.pick().channel())
+                    .withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS).getStream(request);
+            answer.addListener(() -> {
+                try {
+                    out.complete(pool.find(answer.get().getLeaderApiAddress()));
+                } catch (Exception e) {
+                    out.complete(Optional.empty());
+                }
+            }, Runnable::run);
+        } catch (RuntimeException e) {
+            out.complete(Optional.empty());
+        }
+        return out;
     }
 
     /** Describes a stream. Read-only, retried. {@code NotFoundException} if it does not exist. */

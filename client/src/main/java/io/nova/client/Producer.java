@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -48,6 +49,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p><b>Conditional appends.</b> {@link #appendMatch} is never merged with other appends, so its match
  * names its own first record. A miss fails only that append with {@link SequenceMismatchException}.
+ *
+ * <p><b>Where it connects.</b> At open it asks the cluster which node leads the stream's shard and, when
+ * that node is one of the client's endpoints, connects there first: the leading node writes a session's
+ * batches to its own Raft log, pipelined, without a hop to another node.
  *
  * <p><b>Reconnects and resends.</b> When the session breaks (connection lost, node killed, leader
  * unreachable, or the gateway ends it with UNAVAILABLE) the producer reconnects, moving to the next
@@ -119,6 +124,8 @@ public final class Producer implements AutoCloseable {
     private final boolean advancing;
     /** The idempotent producer id (16 random bytes), or null when {@link ProducerOptions#idempotent()} is off. */
     private final byte[] producerId;
+    /** Which endpoint leads the stream's shard (asked at open); the first connection goes there. */
+    private final CompletableFuture<Optional<EndpointPool.Endpoint>> leaderHint;
 
     /** Guards {@link #bytesInFlight}; appenders wait on it. */
     private final Object capacity = new Object();
@@ -186,6 +193,7 @@ public final class Producer implements AutoCloseable {
         this.advancing = options.matchSeqNum().isPresent();
         this.nextMatch = options.matchSeqNum().orElse(0);
         this.producerId = options.idempotent() ? randomProducerId() : null;
+        this.leaderHint = client.leaderEndpoint(address);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "nova-producer-" + address);
             t.setDaemon(true);
@@ -498,7 +506,7 @@ public final class Producer implements AutoCloseable {
         generation++;
         connectionAnswered = false;
         int gen = generation;
-        endpoint = endpoint == null ? pool.pick() : endpoint;
+        endpoint = endpoint == null ? firstEndpoint() : endpoint;
         requests = DataPlaneGrpc.newStub(endpoint.channel()).appendSession(new Responses(gen));
         OpenAppendSession.Builder openMessage = OpenAppendSession.newBuilder()
                 .setBasin(address.basin()).setStream(address.stream());
@@ -512,6 +520,29 @@ public final class Producer implements AutoCloseable {
             send(b);
         }
     }
+
+    /**
+     * The endpoint of the first connection: the stream's leading node when the hint asked for at open
+     * names one of this client's endpoints (waiting at most {@link #LEADER_HINT_WAIT_MS} for it), else the
+     * pool's current one. Reconnects move on from there as usual.
+     */
+    private EndpointPool.Endpoint firstEndpoint() {
+        try {
+            return leaderHint.get(LEADER_HINT_WAIT_MS, TimeUnit.MILLISECONDS).orElseGet(pool::pick);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return pool.pick();
+        } catch (ExecutionException | TimeoutException e) {
+            return pool.pick();
+        }
+    }
+
+    /**
+     * The longest the first connection waits for the leader hint, in ms: a round trip to one node and a
+     * meta read, normally a few ms (more for a channel's first connection); a cluster slower than this
+     * to answer gains little from the saved hop.
+     */
+    static final long LEADER_HINT_WAIT_MS = 1000;
 
     /** Sends the oldest sealed batch not yet on the wire, if the window has room (advancing match only). */
     private void sendQueued() {

@@ -13,6 +13,7 @@ import io.nova.proto.v1.DataPlaneGrpc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -80,6 +81,11 @@ public final class EndpointPool implements AutoCloseable {
                     DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel)));
         }
         this.endpoints = List.copyOf(list);
+    }
+
+    /** The endpoint configured as {@code hostPort}, if any (exact match of the configured text). */
+    public Optional<Endpoint> find(String hostPort) {
+        return endpoints.stream().filter(e -> e.hostPort().equals(hostPort)).findFirst();
     }
 
     /** The number of endpoints. */

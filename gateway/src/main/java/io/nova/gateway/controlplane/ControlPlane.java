@@ -109,7 +109,9 @@ public final class ControlPlane {
   public GetStreamResponse getStream(GetStreamRequest request) {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
-    return GetStreamResponse.newBuilder().setStream(info).build();
+    GetStreamResponse.Builder response = GetStreamResponse.newBuilder().setStream(info);
+    router.groups().leaderApiAddress(info.getShard()).ifPresent(response::setLeaderApiAddress);
+    return response.build();
   }
 
   public ListStreamsResponse listStreams(ListStreamsRequest request) {

@@ -231,6 +231,15 @@ public final class GroupClients implements AutoCloseable {
   }
 
   /**
+   * The API address (as the cluster's node list names it) of the node leading the shard, as this node's
+   * own replica of it knows; empty when it hosts none or knows no leader. A routing hint for clients.
+   */
+  public Optional<String> leaderApiAddress(int shard) {
+    return localLeaders.leadership(layout.shard(shard)).flatMap(l -> layout.nodes().stream()
+        .filter(n -> n.id().equals(l.leader().toString())).map(n -> n.apiAddress()).findFirst());
+  }
+
+  /**
    * The Raft term of this node's own replica of the shard when it is the group's ready leader (and local
    * writes are on); empty otherwise. A session compares it with its in-flight writes' before starting
    * another one ({@link StartedWrite#term()}).

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
+import io.nova.client.Producer;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamInfo;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
+import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.node.testing.LocalCluster;
 import io.nova.node.testing.StreamReader;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stream's writes to its own Raft server (no network hop: counted in {@code nova.gateway.writes.local}),
  * that a gateway on another node does not, and that a local write whose leader steps down mid-way is resent
  * as the same invocation: while leadership moves back and forth under concurrent plain appends, every
- * acknowledged record is in the stream exactly once, and nothing the writers did not send is.
+ * acknowledged record is in the stream exactly once, and nothing the writers did not send is. A Producer
+ * whose first endpoint is another node connects to the leading one (the hint GetStream answers).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LocalLeaderWriteTest {
@@ -133,6 +136,40 @@ class LocalLeaderWriteTest {
     assertThat(acked).as("most appends were acknowledged").hasSizeGreaterThan(500);
     assertThat(counter(first, GroupClients.WRITES_LOCAL_RESENT) - resentBefore)
         .as("some local write was resent after its leader stepped down").isPositive();
+  }
+
+  @Test
+  void aProducerConnectsToTheNodeLeadingItsStream() throws Exception {
+    StreamAddress s = new StreamAddress("local", "routed");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
+    // The followers first: without the hint, the Producer would connect to the first endpoint.
+    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
+        + cluster.endpoint(leader);
+    long leaderBatches = batches(leader);
+    long followerBatches = batches(followers.get(0));
+    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
+            .retryBudget(Duration.ofSeconds(30)).build();
+        Producer producer = openWarm(routed, s)) {
+      for (int i = 0; i < 20; i++) {
+        producer.append(List.of(AppendRecord.ofUtf8("p-" + i)));
+      }
+      producer.flush();
+    }
+    assertThat(batches(leader) - leaderBatches).as("batches served by the leading node").isPositive();
+    assertThat(batches(followers.get(0)) - followerBatches).as("batches served by the first endpoint").isZero();
+    assertThat(admin.checkTail(s).seqNum()).isEqualTo(20);
+  }
+
+  /** A Producer of a client whose channel to its first endpoint is already connected (a fast hint). */
+  private static Producer openWarm(NovaClient client, StreamAddress s) {
+    client.checkTail(s);
+    return client.openStream(s);
+  }
+
+  private long batches(String nodeId) {
+    return cluster.server(nodeId).metrics().registry().meter(DataPlaneMetrics.APPEND_BATCHES).getCount();
   }
 
   /** Asks the group's leader to hand the leadership to another replica. */
