@@ -126,7 +126,9 @@ class ProducerBatchingTest {
       assertThatThrownBy(miss::get).isInstanceOf(ExecutionException.class).cause()
           .isInstanceOfSatisfying(SequenceMismatchException.class, e -> {
             assertThat(e.resent()).isFalse();
-            assertThat(e.tail().seqNum()).isEqualTo(3);
+            // The committed tail when the miss was decided: the batch ahead of it may still have been in
+            // flight (a session on the leading node pipelines them).
+            assertThat(e.tail().seqNum()).isBetween(2L, 3L);
           });
       assertThat(after.get().start().seqNum()).isEqualTo(3);
     }

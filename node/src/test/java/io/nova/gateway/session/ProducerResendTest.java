@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * says {@code resent() == true}; an idempotent plain resend (the default) is answered with the first
  * attempt's ack ({@code deduplicated() == true}) and lands once, also inside a pipelined stream of batches. The lost ack is made deterministic by a proxy in front of one node that
  * closes the connection instead of forwarding the node's answer; the Producer then resends to the next
- * endpoint, the node itself.
+ * endpoint, a node that does not lead the shard.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ProducerResendTest {
@@ -61,7 +61,11 @@ class ProducerResendTest {
   void connectThroughAProxy() throws Exception {
     // A fresh proxy and client per test: the client's current endpoint moves off the proxy on the drop.
     proxy = AnswerDroppingProxy.start(cluster.endpoint("n1"));
-    viaProxy = NovaClient.builder().endpoints(List.of(proxy.endpoint(), cluster.endpoint("n2")))
+    // The second endpoint is a node that does not lead the shard: a Producer connects first to the
+    // leading node when that is one of its endpoints (ADR 0021), and these tests need it on the proxy.
+    String leader = cluster.awaitLeader("shard-0", WAIT);
+    String other = "n2".equals(leader) ? "n3" : "n2";
+    viaProxy = NovaClient.builder().endpoints(List.of(proxy.endpoint(), cluster.endpoint(other)))
         .retryBudget(Duration.ofSeconds(30)).build();
   }
 
@@ -77,6 +81,15 @@ class ProducerResendTest {
     cluster.close();
   }
 
+  /**
+   * {@code producer} once the proxy forwarded its open's leader-hint answer (ADR 0021), so that the drop
+   * armed next hits the session's answer, not that one.
+   */
+  private Producer settled(Producer producer) throws InterruptedException {
+    assertThat(proxy.awaitForwarded(1, WAIT)).as("the leader hint was answered through the proxy").isTrue();
+    return producer;
+  }
+
   StreamAddress newStream() {
     StreamAddress s = new StreamAddress("resend", "s" + (++streams));
     admin.createStream(s);
@@ -86,7 +99,7 @@ class ProducerResendTest {
   @Test
   void aConditionalBatchWhoseAckWasLostMissesOnItsResendWithResentTrue() throws Exception {
     StreamAddress s = newStream();
-    try (Producer producer = viaProxy.openStream(s)) {
+    try (Producer producer = settled(viaProxy.openStream(s))) {
       proxy.dropNextAnswer();
       CompletableFuture<AppendAck> once = producer.appendMatch(0, List.of(AppendRecord.ofUtf8("once")));
       assertThatThrownBy(() -> once.get(WAIT.toSeconds(), TimeUnit.SECONDS))
@@ -106,7 +119,7 @@ class ProducerResendTest {
   @Test
   void anAdvancingMatchReadsTheResentBatchBackAndAcksItsFirstAttempt() throws Exception {
     StreamAddress s = newStream();
-    try (Producer producer = viaProxy.openStream(s, ProducerOptions.builder().matchSeqNum(0).build())) {
+    try (Producer producer = settled(viaProxy.openStream(s, ProducerOptions.builder().matchSeqNum(0).build()))) {
       proxy.dropNextAnswer();
       AppendAck first = producer.append(AppendRecord.ofUtf8("a")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(proxy.awaitDropped(Duration.ZERO)).isTrue();
@@ -125,7 +138,7 @@ class ProducerResendTest {
   @Test
   void aPlainBatchWhoseAckWasLostLandsTwiceAndItsAckSaysResent() throws Exception {
     StreamAddress s = newStream();
-    try (Producer producer = viaProxy.openStream(s, ProducerOptions.builder().idempotent(false).build())) {
+    try (Producer producer = settled(viaProxy.openStream(s, ProducerOptions.builder().idempotent(false).build()))) {
       AppendAck before = producer.append(AppendRecord.ofUtf8("before")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(before.resent()).as("sent once").isFalse();
       proxy.dropNextAnswer();
@@ -143,7 +156,7 @@ class ProducerResendTest {
   @Test
   void anIdempotentPlainBatchWhoseAckWasLostLandsOnceAndIsAnsweredWithItsOriginalAck() throws Exception {
     StreamAddress s = newStream();
-    try (Producer producer = viaProxy.openStream(s)) {
+    try (Producer producer = settled(viaProxy.openStream(s))) {
       AppendAck before = producer.append(AppendRecord.ofUtf8("before")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(before.deduplicated()).isFalse();
       proxy.dropNextAnswer();
@@ -170,8 +183,8 @@ class ProducerResendTest {
     StreamAddress s = newStream();
     int records = 3000;
     List<CompletableFuture<AppendAck>> acks = new java.util.ArrayList<>();
-    try (Producer producer = viaProxy.openStream(s, ProducerOptions.builder().linger(Duration.ZERO)
-        .batchRecordsMax(10).batchesInFlightMax(5).build())) {
+    try (Producer producer = settled(viaProxy.openStream(s, ProducerOptions.builder().linger(Duration.ZERO)
+        .batchRecordsMax(10).batchesInFlightMax(5).build()))) {
       for (int i = 0; i < records; i++) {
         if (i == records / 2) {
           proxy.dropNextAnswer();

@@ -34,6 +34,8 @@ public final class AnswerDroppingProxy implements AutoCloseable {
   private final InetSocketAddress target;
   private final AtomicBoolean armed = new AtomicBoolean();
   private final CountDownLatch dropped = new CountDownLatch(1);
+  /** Response DATA frames forwarded to the client so far. */
+  private final java.util.concurrent.atomic.AtomicInteger forwarded = new java.util.concurrent.atomic.AtomicInteger();
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
   private AnswerDroppingProxy(ServerSocket server, InetSocketAddress target) {
@@ -60,6 +62,18 @@ public final class AnswerDroppingProxy implements AutoCloseable {
   /** Arms the proxy: the next response message from the node is lost with its connection. Once. */
   public void dropNextAnswer() {
     armed.set(true);
+  }
+
+  /** Waits at most {@code timeout} until at least {@code n} response messages were forwarded. */
+  public boolean awaitForwarded(int n, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (forwarded.get() < n) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+    return true;
   }
 
   /** Waits at most {@code timeout} for the armed drop to have happened. */
@@ -119,6 +133,9 @@ public final class AnswerDroppingProxy implements AutoCloseable {
         out.write(header);
         out.write(payload);
         out.flush();
+        if (type == FRAME_TYPE_DATA && streamId != 0 && length > 0) {
+          forwarded.incrementAndGet();
+        }
       }
     } catch (IOException e) {
       // One side closed.
