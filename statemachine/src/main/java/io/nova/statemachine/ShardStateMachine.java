@@ -199,7 +199,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   @Override
   protected ShardResult applyEntry(ShardCommand command, AppliedIndex at) {
     long streamId = ShardCommands.streamIdOf(command);
-    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command);
+    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command, store);
     store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
     result.state().ifPresent(state -> applied.put(streamId, state));
     if (result.state().isPresent()) {
