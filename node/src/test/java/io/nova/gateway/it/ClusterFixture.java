@@ -28,6 +28,12 @@ final class ClusterFixture implements AutoCloseable {
     this(LocalCluster.start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, snapshotEveryEntries));
   }
 
+  /** As above with every node running {@code tuning} and reading its wall clock from {@code clock}. */
+  ClusterFixture(Path dir, int nodes, int shards, io.nova.cluster.config.NodeTuning tuning, java.time.Clock clock)
+      throws IOException {
+    this(LocalCluster.start(dir, nodes, shards, tuning, clock));
+  }
+
   private ClusterFixture(LocalCluster started) {
     cluster = started;
     // Tests that read cluster status expect every group to have elected its first leader.
