@@ -313,7 +313,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       case CHECK_TAIL_STREAM_ID:
         return liveState(query.getCheckTailStreamId())
             .map(state -> ShardQueryResult.newBuilder().setTail(state.tail()).setFirstSeqNum(state.firstSeqNum())
-                .build())
+                .setRetainedBytes(state.retainedBytes()).build())
             .orElseGet(() -> notFound(query.getCheckTailStreamId()));
       case FENCING_TOKEN_STREAM_ID:
         return liveState(query.getFencingTokenStreamId())

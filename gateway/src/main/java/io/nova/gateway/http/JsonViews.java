@@ -50,11 +50,12 @@ final class JsonViews {
     return Map.of("tail", position(tail));
   }
 
-  /** Check-tail: the tail and the first retained seq_num (records below it were trimmed). */
+  /** Check-tail: the tail, the first retained seq_num (records below it were trimmed) and the retained bytes. */
   static Map<String, Object> tail(CheckTailResponse response) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("tail", position(response.getTail()));
     m.put("first_seq_num", response.getFirstSeqNum());
+    m.put("retained_bytes", response.getRetainedBytes());
     return m;
   }
 

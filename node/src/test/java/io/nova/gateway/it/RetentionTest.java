@@ -2,6 +2,7 @@ package io.nova.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import io.nova.client.AppendRecord;
 import io.nova.client.ReadBatch;
@@ -13,6 +14,10 @@ import io.nova.client.StreamConfigChange;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.ShiftableClock;
 import io.nova.protocol.limits.Metering;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,7 +89,7 @@ class RetentionTest {
   }
 
   @Test
-  void byBytesTheNewestRecordsWithinTheLimitStayEvenInsideOneBatch() {
+  void byBytesTheNewestRecordsWithinTheLimitStayEvenInsideOneBatch() throws Exception {
     StreamAddress s = fx.newStream("bytes");
     List<AppendRecord> batch = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
@@ -98,6 +103,15 @@ class RetentionTest {
     fx.client.append(s, batch.subList(0, 2));
     awaitFirst(s, 9);
     assertThat(fx.client.read(s, FROM_THE_START).records()).hasSize(3);
+    assertThat(retainedBytes(s)).as("check-tail's retained bytes").isEqualTo(3 * recordBytes);
+  }
+
+  /** The retained bytes HTTP check-tail reports. */
+  private long retainedBytes(StreamAddress s) throws Exception {
+    HttpResponse<String> tail = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+        fx.cluster.httpUrl("n1") + "/v1/basins/" + s.basin() + "/streams/" + s.stream() + "/records/tail"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    return new ObjectMapper().readTree(tail.body()).get("retained_bytes").asLong();
   }
 
   @Test

@@ -194,8 +194,8 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
   /**
    * The byte offset of {@code seqNum}: the nearest batch offset at or below it, plus the metered bytes of
    * that batch's records before it (at most one batch, {@code Limits.BATCH_RECORDS_MAX} records, is read).
-   * A stream written before offsets were kept has none; its offsets are counted from the first retained
-   * seq_num, reading every retained record before {@code seqNum} (once: the next trim anchors one).
+   * A stream written before offsets were kept has none below its first batch appended since: those
+   * records count zero bytes (its byte total counts from the upgrade), so no unbounded scan is needed.
    */
   @Override
   public long byteOffset(StreamState state, long seqNum) {
@@ -213,15 +213,19 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
 
   private long byteOffsetOpen(StreamState state, long seqNum) {
     long streamId = state.streamId();
-    long anchorSeqNum = state.firstSeqNum();
-    long offset = state.trimmedBytes();
+    long anchorSeqNum;
+    long offset;
     try (RocksIterator it = db.newIterator()) {
       it.seekForPrev(offsetKey(streamId, seqNum));
-      if (it.isValid() && isKeyOf(it.key(), OFFSET_PREFIX, streamId) && seqNumOf(it.key()) >= state.firstSeqNum()) {
-        anchorSeqNum = seqNumOf(it.key());
-        offset = ByteBuffer.wrap(it.value()).getLong();
+      if (!(it.isValid() && isKeyOf(it.key(), OFFSET_PREFIX, streamId) && seqNumOf(it.key()) >= state.firstSeqNum())) {
+        return state.trimmedBytes();
       }
+      anchorSeqNum = seqNumOf(it.key());
+      offset = ByteBuffer.wrap(it.value()).getLong();
     }
+    Invariants.check(offset >= state.trimmedBytes() && offset <= state.appendedBytes(),
+        "stream %s: byte offset %s at seq_num %s outside [%s, %s]", streamId, offset, anchorSeqNum,
+        state.trimmedBytes(), state.appendedBytes());
     if (anchorSeqNum < seqNum) {
       for (SequencedRecord record : readRecordsOpen(streamId, anchorSeqNum, seqNum, Integer.MAX_VALUE, Long.MAX_VALUE,
           OptionalLong.empty())) {
