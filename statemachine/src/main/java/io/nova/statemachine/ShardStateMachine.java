@@ -243,9 +243,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     }
     ShardStore current = store;
     List<TrimCommand> trims = new ArrayList<>();
-    List<Long> order = new ArrayList<>(retentionStreams.tailSet(retentionCursor, false));
-    order.addAll(retentionStreams.headSet(retentionCursor, true));
-    for (Long streamId : order.subList(0, Math.min(order.size(), streamsMax))) {
+    for (long streamId : Retention.nextInRotation(retentionStreams, retentionCursor, streamsMax)) {
       retentionCursor = streamId;
       StreamState state = applied.get(streamId);
       if (state == null) {

@@ -3,6 +3,10 @@ package io.nova.statemachine.stream;
 import io.nova.proto.internal.TrimCommand;
 import io.nova.proto.v1.StreamConfig;
 import io.nova.protocol.config.StreamConfigRules;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NavigableSet;
 import java.util.Optional;
 
 /**
@@ -40,6 +44,21 @@ public final class Retention {
         ? Optional.of(TrimCommand.newBuilder().setStreamId(state.streamId()).setSeqNum(trimTo).setByRetention(true)
             .build())
         : Optional.empty();
+  }
+
+  /**
+   * The stream ids a pass examines: up to {@code max} of {@code ids}, in order from the first above
+   * {@code cursor} (the last one the previous pass examined), wrapping around to the lowest; each at most
+   * once. Reads the set lazily, so a pass costs {@code max} steps however many streams have limits.
+   */
+  public static List<Long> nextInRotation(NavigableSet<Long> ids, long cursor, int max) {
+    List<Long> next = new ArrayList<>(Math.min(max, 1024));
+    Iterator<Long> after = ids.tailSet(cursor, false).iterator();
+    Iterator<Long> wrapped = ids.headSet(cursor, true).iterator();
+    while (next.size() < max && (after.hasNext() || wrapped.hasNext())) {
+      next.add(after.hasNext() ? after.next() : wrapped.next());
+    }
+    return next;
   }
 
   /** The first retained seq_num {@code state}'s limits imply at {@code nowMs}; never below its current one. */

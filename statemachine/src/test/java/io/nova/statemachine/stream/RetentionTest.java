@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves the retention rules over a real store: each limit (records, age against a given clock reading,
  * bytes) asks for exactly the trim point it implies, the highest of several wins, nothing is asked of a
- * stream without limits, already within them, or deleted, and a retention trim needs no fencing token.
+ * stream without limits, already within them, or deleted, a retention trim needs no fencing token, and
+ * passes take their streams in rotation, each at most once.
  */
 class RetentionTest {
   @TempDir Path dir;
@@ -82,6 +83,16 @@ class RetentionTest {
         .withConfig(StreamConfig.newBuilder().setRetentionBytes(450).build(), 1);
     store.applyBatch(new AppliedIndex(1, 2), Optional.of(trimmed), List.of(), false, 4);
     assertThat(Retention.due(trimmed, 0, store, store).map(TrimCommand::getSeqNum)).contains(6L);
+  }
+
+  @Test
+  void passesExamineAtMostTheirShareInRotationEachStreamOnce() {
+    java.util.NavigableSet<Long> ids = new java.util.TreeSet<>(List.of(2L, 5L, 9L, 11L));
+    assertThat(Retention.nextInRotation(ids, -1, 3)).containsExactly(2L, 5L, 9L);
+    assertThat(Retention.nextInRotation(ids, 9, 3)).as("wraps around").containsExactly(11L, 2L, 5L);
+    assertThat(Retention.nextInRotation(ids, 5, 10)).as("each once").containsExactly(9L, 11L, 2L, 5L);
+    assertThat(Retention.nextInRotation(ids, 7, 1)).as("a removed cursor continues above it").containsExactly(9L);
+    assertThat(Retention.nextInRotation(new java.util.TreeSet<>(), 3, 5)).isEmpty();
   }
 
   @Test
