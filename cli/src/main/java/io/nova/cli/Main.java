@@ -11,6 +11,7 @@ import io.nova.cli.commands.ListCommand;
 import io.nova.cli.commands.ReadCommand;
 import io.nova.cli.commands.ServerCommand;
 import io.nova.cli.commands.StreamCommands;
+import io.nova.cli.commands.StreamConfigCommands;
 import io.nova.cli.commands.TailCommand;
 import io.nova.cli.commands.TokenCommands;
 import io.nova.cli.commands.TrimCommand;
@@ -60,6 +61,7 @@ import picocli.CommandLine.Spec;
       FenceCommands.Fence.class,
       FenceCommands.Token.class,
       TrimCommand.class,
+      StreamConfigCommands.class,
       TokenCommands.class,
     },
     exitCodeListHeading = "%nExit codes:%n",

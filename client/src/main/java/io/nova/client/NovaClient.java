@@ -13,6 +13,10 @@ import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.CreateStreamRequest;
+import io.nova.proto.v1.GetStreamConfigRequest;
+import io.nova.proto.v1.GetStreamConfigResponse;
+import io.nova.proto.v1.SetStreamConfigRequest;
+import io.nova.proto.v1.SetStreamConfigResponse;
 import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.FenceRequest;
@@ -341,8 +345,18 @@ public final class NovaClient implements AutoCloseable {
      * @param basin the basin name ({@code nova://BASIN} or {@code BASIN})
      */
     public BasinInfo createBasin(String basin) {
+        return createBasin(basin, StreamConfigChange.NONE);
+    }
+
+    /**
+     * As {@link #createBasin(String)}, with the configuration its streams get for every field their
+     * creation leaves unset ({@code InvalidArgumentException} naming {@code default_stream_config.FIELD}
+     * for a value out of range).
+     */
+    public BasinInfo createBasin(String basin, StreamConfigChange streamDefaults) {
         String name = basinName(basin);
-        CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name).build();
+        CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name)
+                .setDefaultStreamConfig(Protos.streamConfig(streamDefaults)).build();
         return call(CallInfo.of("CreateBasin", name, CallKind.WRITE),
                 e -> Protos.basinInfo(control(e).createBasin(request).getBasin()));
     }
@@ -374,9 +388,18 @@ public final class NovaClient implements AutoCloseable {
      * answer {@code AlreadyExistsException}.
      */
     public StreamInfo createStream(StreamAddress address) {
+        return createStream(address, StreamConfigChange.NONE);
+    }
+
+    /**
+     * As {@link #createStream(StreamAddress)}, with {@code config}'s fields over the basin's default stream
+     * configuration ({@code InvalidArgumentException} naming {@code config.FIELD} for a value out of range or
+     * a contradiction).
+     */
+    public StreamInfo createStream(StreamAddress address, StreamConfigChange config) {
         checkAddress(address);
         CreateStreamRequest request = CreateStreamRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
+                .setBasin(address.basin()).setStream(address.stream()).setConfig(Protos.streamConfig(config)).build();
         return call(CallInfo.of("CreateStream", address, CallKind.WRITE),
                 e -> Protos.streamInfo(control(e).createStream(request).getStream()));
     }
@@ -415,6 +438,33 @@ public final class NovaClient implements AutoCloseable {
                 .setBasin(address.basin()).setStream(address.stream()).build();
         return call(CallInfo.of("GetStream", address, CallKind.READ),
                 e -> Protos.streamInfo(control(e).getStream(request).getStream()));
+    }
+
+    /** The stream's configuration as stored. Read-only, retried. {@code NotFoundException} if it does not exist. */
+    public StreamConfig streamConfig(StreamAddress address) {
+        checkAddress(address);
+        GetStreamConfigRequest request = GetStreamConfigRequest.newBuilder()
+                .setBasin(address.basin()).setStream(address.stream()).build();
+        GetStreamConfigResponse r = call(CallInfo.of("GetStreamConfig", address, CallKind.READ),
+                e -> control(e).getStreamConfig(request));
+        return Protos.streamConfig(r.getConfig(), r.getConfigVersion());
+    }
+
+    /**
+     * Changes a live stream's configuration and answers all of it after the change. Retried: setting the
+     * same fields again changes nothing. The stream's shard holds the new configuration when this returns;
+     * its leader enforces new retention limits within one retention pass. {@code InvalidArgumentException}
+     * (definite) names the field ({@code config.retention_age_ms}, ...) and its limit; {@code NotFoundException}
+     * if the stream does not exist.
+     */
+    public StreamConfig setStreamConfig(StreamAddress address, StreamConfigChange change) {
+        checkAddress(address);
+        Objects.requireNonNull(change, "change");
+        SetStreamConfigRequest request = SetStreamConfigRequest.newBuilder().setBasin(address.basin())
+                .setStream(address.stream()).setConfig(Protos.streamConfig(change)).build();
+        SetStreamConfigResponse r = call(CallInfo.of("SetStreamConfig", address, CallKind.IDEMPOTENT_WRITE),
+                e -> control(e).setStreamConfig(request));
+        return Protos.streamConfig(r.getConfig(), r.getConfigVersion());
     }
 
     /**

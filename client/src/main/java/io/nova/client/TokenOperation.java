@@ -16,7 +16,7 @@ public enum TokenOperation {
     CREATE,
     /** Delete basins and streams. */
     DELETE,
-    /** Change a stream's configuration (reserved). */
+    /** Change a stream's configuration (SetStreamConfig, {@code PATCH .../config}). */
     CONFIGURE,
     /** Cluster status, node info, token administration, {@code /metrics} when protected. */
     CLUSTER_ADMIN;

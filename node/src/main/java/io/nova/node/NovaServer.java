@@ -27,6 +27,7 @@ import io.nova.gateway.http.HttpServer;
 import io.nova.gateway.tls.ApiTls;
 import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
+import io.nova.gateway.retention.RetentionEnforcer;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
@@ -78,6 +79,8 @@ public final class NovaServer implements AutoCloseable {
   private final HttpServer http;
   /** The bootstrap admin token's attempts (auth on only); stopped by {@link #close()}. */
   private volatile Thread bootstrap;
+  /** The retention passes over the shards this node leads; stopped by {@link #close()}. */
+  private volatile RetentionEnforcer retention;
 
   private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
       PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
@@ -193,6 +196,7 @@ public final class NovaServer implements AutoCloseable {
     if (authorizer != null) {
       server.bootstrap = startBootstrap(config, tokens);
     }
+    server.retention = RetentionEnforcer.start(node, groups, tuning, clock);
     return server;
   }
 
@@ -304,6 +308,11 @@ public final class NovaServer implements AutoCloseable {
     return config;
   }
 
+  /** This node's retention passes (trims it writes for the shards it leads). */
+  public RetentionEnforcer retention() {
+    return retention;
+  }
+
   public NovaNode node() {
     return node;
   }
@@ -348,6 +357,10 @@ public final class NovaServer implements AutoCloseable {
     Thread attempts = bootstrap;
     if (attempts != null) {
       attempts.interrupt();
+    }
+    RetentionEnforcer passes = retention;
+    if (passes != null) {
+      passes.close();
     }
     http.close();
     grpc.shutdown();

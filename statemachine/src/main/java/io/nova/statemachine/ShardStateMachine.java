@@ -16,7 +16,10 @@ import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
 import io.nova.statemachine.store.ShardStore;
+import io.nova.proto.internal.TrimCommand;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.statemachine.stream.Admission;
+import io.nova.statemachine.stream.Retention;
 import io.nova.statemachine.stream.ShardApply;
 import io.nova.statemachine.stream.ShardCommands;
 import io.nova.statemachine.stream.ShardReads;
@@ -28,11 +31,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -83,6 +90,10 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   private final ShardSequencer sequencer = new ShardSequencer();
   private volatile ShardStore store;
   private final ReadWaiters readWaiters;
+  /** The live streams with a retention limit, for the leader's retention passes. Written by the apply thread. */
+  private final NavigableSet<Long> retentionStreams = new ConcurrentSkipListSet<>();
+  /** Where the last retention pass stopped (the stream id it examined last); only the pass's thread uses it. */
+  private volatile long retentionCursor = -1;
   /** How often one read is served again after trims removed records under it before that is a broken store. */
   private static final int READ_ATTEMPTS_MAX = 4;
 
@@ -136,6 +147,8 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     Map<Long, StreamState> loaded = opened.loadStreamStates();
     applied.putAll(loaded);
     applied.keySet().retainAll(loaded.keySet());
+    retentionStreams.clear();
+    loaded.values().forEach(this::trackRetention);
     store = opened;
     synchronized (sequencer) {
       sequencer.reset();
@@ -199,14 +212,59 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   @Override
   protected ShardResult applyEntry(ShardCommand command, AppliedIndex at) {
     long streamId = ShardCommands.streamIdOf(command);
-    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command);
+    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command, store);
     store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
-    result.state().ifPresent(state -> applied.put(streamId, state));
+    result.state().ifPresent(state -> {
+      applied.put(streamId, state);
+      trackRetention(state);
+    });
     if (result.state().isPresent()) {
       // After applied.put: a read parking concurrently either sees the new tail or is woken here.
       readWaiters.wake(streamId);
     }
     return result.result();
+  }
+
+  /**
+   * The trims this replica's retention pass asks for at {@code nowMs}: it examines at most
+   * {@code streamsMax} live streams with a retention limit, in stream-id order from where the previous
+   * pass stopped (wrapping around), and answers a {@code by_retention} trim for each whose limits drop
+   * records (see {@link Retention}). Reads applied state and the store beside the apply thread; a stream
+   * trimmed meanwhile is skipped until the next pass. Meant for the group's leader, which submits them as
+   * ordinary log entries: a follower's answer would be as correct but its trims would only reach the
+   * leader's log anyway.
+   *
+   * @param nowMs the leader's clock (ms since the epoch), against which record timestamps age
+   * @param streamsMax streams examined at most, at least 1
+   */
+  public List<TrimCommand> retentionTrims(long nowMs, int streamsMax) {
+    if (streamsMax < 1) {
+      throw new IllegalArgumentException("streamsMax must be >= 1, got " + streamsMax);
+    }
+    ShardStore current = store;
+    List<TrimCommand> trims = new ArrayList<>();
+    for (long streamId : Retention.nextInRotation(retentionStreams, retentionCursor, streamsMax)) {
+      retentionCursor = streamId;
+      StreamState state = applied.get(streamId);
+      if (state == null) {
+        continue;
+      }
+      try {
+        Retention.due(state, nowMs, current, current).ifPresent(trims::add);
+      } catch (ShardReads.TrimmedMeanwhile gone) {
+        LOG.debug("retention of stream {} skipped this pass: {}", streamId, gone.getMessage());
+      }
+    }
+    return trims;
+  }
+
+  /** Keeps {@link #retentionStreams} in step with a stream's new applied state. */
+  private void trackRetention(StreamState state) {
+    if (!state.deleted() && StreamConfigRules.hasRetention(state.config())) {
+      retentionStreams.add(state.streamId());
+    } else {
+      retentionStreams.remove(state.streamId());
+    }
   }
 
   @Override
@@ -253,7 +311,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       case CHECK_TAIL_STREAM_ID:
         return liveState(query.getCheckTailStreamId())
             .map(state -> ShardQueryResult.newBuilder().setTail(state.tail()).setFirstSeqNum(state.firstSeqNum())
-                .build())
+                .setRetainedBytes(state.retainedBytes()).build())
             .orElseGet(() -> notFound(query.getCheckTailStreamId()));
       case FENCING_TOKEN_STREAM_ID:
         return liveState(query.getFencingTokenStreamId())

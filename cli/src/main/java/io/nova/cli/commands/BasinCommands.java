@@ -5,6 +5,7 @@ import io.nova.cli.ExitCodes;
 import io.nova.client.BasinInfo;
 import io.nova.client.NovaClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code create-basin} and {@code delete-basin}. */
@@ -13,14 +14,16 @@ public final class BasinCommands {
   private BasinCommands() {}
 
   @Command(name = "create-basin", mixinStandardHelpOptions = true,
-      description = "Create a basin (a namespace of streams).")
+      description = "Create a basin (a namespace of streams); retention options are its streams' defaults.")
   public static final class Create extends ClientCommand {
     @Parameters(paramLabel = "BASIN", description = "Basin name, or nova://BASIN.")
     String basin;
 
+    @Mixin RetentionOptions retention;
+
     @Override
     protected int run(NovaClient client) {
-      BasinInfo info = client.createBasin(Addresses.basin(basin));
+      BasinInfo info = client.createBasin(Addresses.basin(basin), retention.change());
       err().println("created basin " + info.name());
       return ExitCodes.OK;
     }

@@ -144,6 +144,24 @@ public final class Protos {
         return new StreamInfo(s.getBasin(), s.getName(), s.getCreatedAtMs(), s.getShard(), s.getStreamId());
     }
 
+    /** A stored wire configuration as a {@link io.nova.client.StreamConfig}. */
+    public static io.nova.client.StreamConfig streamConfig(io.nova.proto.v1.StreamConfig c, long version) {
+        return new io.nova.client.StreamConfig(java.time.Duration.ofMillis(c.getRetentionAgeMs()), c.getRetentionBytes(),
+                c.getRetentionRecords(), version);
+    }
+
+    /** A configuration change as its wire form. */
+    public static io.nova.proto.v1.StreamConfig streamConfig(io.nova.client.StreamConfigChange change) {
+        io.nova.proto.v1.StreamConfig.Builder out = io.nova.proto.v1.StreamConfig.newBuilder();
+        change.retentionAge().ifPresent(age -> out.setRetentionAgeMs(age.toMillis()));
+        change.retentionBytes().ifPresent(out::setRetentionBytes);
+        change.retentionRecords().ifPresent(out::setRetentionRecords);
+        if (change.retentionInfinite()) {
+            out.setRetentionInfinite(true);
+        }
+        return out.build();
+    }
+
     /** A wire cluster status as a {@link ClusterStatus}. */
     public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
         List<NodeStatus> nodes = r.getNodesList().stream()

@@ -94,6 +94,12 @@ import io.nova.protocol.limits.Limits;
  * @param localLeaderWritesEnabled whether the gateway submits a write to this node's own replica when it
  *     leads the write's group, without a network hop (issue #10). Default true; false sends every write
  *     through a Ratis client over the loopback (the behaviour before; for A/B measurement).
+ * @param retentionPassIntervalMs how often a shard leader on this node enforces its streams' retention
+ *     limits (a pass), 10 to 3600000 ms. Default 1000: a record past its retention age is unreadable about a
+ *     second later, and a pass costs one binary search per stream it examines.
+ * @param retentionStreamsPerPassMax streams with a retention limit one shard leader examines per pass, in
+ *     rotation, 1 to 1000000; each that has records to drop costs one trim entry. Default 1000: with more
+ *     streams than that in a shard, each is examined every {@code ceil(streams / max)} passes.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -128,7 +134,9 @@ public record NodeTuning(
     int raftLeaderOutstandingAppendsMax,
     int raftGrpcFlowControlWindowBytes,
     boolean raftLogMetadataEnabled,
-    boolean localLeaderWritesEnabled) {
+    boolean localLeaderWritesEnabled,
+    long retentionPassIntervalMs,
+    int retentionStreamsPerPassMax) {
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -176,6 +184,8 @@ public record NodeTuning(
     range("httpConnectionIdleMs", httpConnectionIdleMs, Limits.READ_WAIT_SECS_MAX * 1000L + 1, 86_400_000,
         "above the longest read wait, Limits.READ_WAIT_SECS_MAX, so a long poll is never cut");
     range("readWaitersMax", readWaitersMax, 1, 10_000_000);
+    range("retentionPassIntervalMs", retentionPassIntervalMs, 10, 3_600_000);
+    range("retentionStreamsPerPassMax", retentionStreamsPerPassMax, 1, 1_000_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -313,6 +323,8 @@ public record NodeTuning(
     b.raftGrpcFlowControlWindowBytes = raftGrpcFlowControlWindowBytes;
     b.raftLogMetadataEnabled = raftLogMetadataEnabled;
     b.localLeaderWritesEnabled = localLeaderWritesEnabled;
+    b.retentionPassIntervalMs = retentionPassIntervalMs;
+    b.retentionStreamsPerPassMax = retentionStreamsPerPassMax;
     return b;
   }
 
@@ -354,6 +366,8 @@ public record NodeTuning(
     private int raftGrpcFlowControlWindowBytes = 1 << 20;
     private boolean raftLogMetadataEnabled = true;
     private boolean localLeaderWritesEnabled = true;
+    private long retentionPassIntervalMs = 1_000;
+    private int retentionStreamsPerPassMax = 1_000;
 
     private Builder() {}
 
@@ -522,6 +536,16 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder retentionPassIntervalMs(long value) {
+      retentionPassIntervalMs = value;
+      return this;
+    }
+
+    public Builder retentionStreamsPerPassMax(int value) {
+      retentionStreamsPerPassMax = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -536,7 +560,8 @@ public record NodeTuning(
           sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
-          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled);
+          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled,
+          retentionPassIntervalMs, retentionStreamsPerPassMax);
     }
   }
 }

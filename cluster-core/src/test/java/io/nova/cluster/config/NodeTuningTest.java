@@ -62,7 +62,9 @@ class NodeTuningTest {
         refused("a connection cut during a long poll", b -> b.httpConnectionIdleMs(60_000),
             "httpConnectionIdleMs 60000 must be between 60001"),
         refused("readWaitersMax", b -> b.readWaitersMax(0), "readWaitersMax 0"),
-        refused("readWaiterAnswerThreadsMax", b -> b.readWaiterAnswerThreadsMax(0), "readWaiterAnswerThreadsMax 0"));
+        refused("readWaiterAnswerThreadsMax", b -> b.readWaiterAnswerThreadsMax(0), "readWaiterAnswerThreadsMax 0"),
+        refused("retentionPassIntervalMs", b -> b.retentionPassIntervalMs(9), "retentionPassIntervalMs 9"),
+        refused("retentionStreamsPerPassMax", b -> b.retentionStreamsPerPassMax(0), "retentionStreamsPerPassMax 0"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -116,6 +118,8 @@ class NodeTuningTest {
     assertThat(d.appendSessionInFlightBytesMax()).isEqualTo(16L << 20);
     assertThat(d.httpRequestBodyBytesMax()).isEqualTo(8 << 20);
     assertThat(d.readWaitersMax()).isEqualTo(10_000);
+    assertThat(d.retentionPassIntervalMs()).isEqualTo(1_000);
+    assertThat(d.retentionStreamsPerPassMax()).isEqualTo(1_000);
     assertThat(NodeTuning.builder().build()).isEqualTo(d);
   }
 }

@@ -9,7 +9,9 @@ import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.FenceRequest;
 import io.nova.proto.v1.GetFencingTokenRequest;
+import io.nova.proto.v1.GetStreamConfigRequest;
 import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.SetStreamConfigRequest;
 import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.Operation;
@@ -55,6 +57,10 @@ final class GrpcAccess {
       return stream(Operation.OPERATION_DELETE, r.getBasin(), r.getStream());
     } else if (message instanceof GetStreamRequest r) {
       return stream(Operation.OPERATION_READ, r.getBasin(), r.getStream());
+    } else if (message instanceof GetStreamConfigRequest r) {
+      return stream(Operation.OPERATION_READ, r.getBasin(), r.getStream());
+    } else if (message instanceof SetStreamConfigRequest r) {
+      return stream(Operation.OPERATION_CONFIGURE, r.getBasin(), r.getStream());
     } else if (message instanceof CreateBasinRequest r) {
       return Optional.of(Access.basin(Operation.OPERATION_CREATE, r.getBasin()));
     } else if (message instanceof DeleteBasinRequest r) {

@@ -5,6 +5,8 @@ import io.nova.gateway.routing.GroupClients;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.protocol.errors.Errors;
+import io.nova.proto.internal.ConfigureStreamCommand;
+import io.nova.proto.internal.ConfigureStreamMetaCommand;
 import io.nova.proto.internal.CreateBasinCommand;
 import io.nova.proto.internal.CreateStreamMetaCommand;
 import io.nova.proto.internal.DeleteBasinCommand;
@@ -26,7 +28,12 @@ import io.nova.proto.v1.DeleteBasinResponse;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.DeleteStreamResponse;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.proto.v1.GetStreamConfigRequest;
+import io.nova.proto.v1.GetStreamConfigResponse;
 import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.SetStreamConfigRequest;
+import io.nova.proto.v1.SetStreamConfigResponse;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.proto.v1.GetStreamResponse;
 import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
@@ -58,8 +65,8 @@ public final class ControlPlane {
 
   public CreateBasinResponse createBasin(CreateBasinRequest request) {
     RequestChecks.basinName(request.getBasin());
-    MetaResult result = writeMeta(MetaCommand.newBuilder()
-        .setCreateBasin(CreateBasinCommand.newBuilder().setBasin(request.getBasin())));
+    MetaResult result = writeMeta(MetaCommand.newBuilder().setCreateBasin(CreateBasinCommand.newBuilder()
+        .setBasin(request.getBasin()).setDefaultStreamConfig(request.getDefaultStreamConfig())));
     return CreateBasinResponse.newBuilder().setBasin(result.getBasin()).build();
   }
 
@@ -93,7 +100,7 @@ public final class ControlPlane {
     MetaResult result;
     try {
       result = writeMeta(MetaCommand.newBuilder().setCreateStream(CreateStreamMetaCommand.newBuilder()
-          .setBasin(request.getBasin()).setStream(request.getStream())));
+          .setBasin(request.getBasin()).setStream(request.getStream()).setConfig(request.getConfig())));
     } catch (GatewayException e) {
       if (e.detail().hasAlreadyExists()) {
         // The stream exists in the meta group; make sure an interrupted create also reached its shard.
@@ -112,6 +119,44 @@ public final class ControlPlane {
     GetStreamResponse.Builder response = GetStreamResponse.newBuilder().setStream(info);
     router.groups().leaderApiAddress(info.getShard()).ifPresent(response::setLeaderApiAddress);
     return response.build();
+  }
+
+  /** The stream's configuration as the meta group stores it (read from the meta group, never a cache). */
+  public GetStreamConfigResponse getStreamConfig(GetStreamConfigRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    StreamInfo info = router.directory().lookUp(request.getBasin(), request.getStream());
+    return GetStreamConfigResponse.newBuilder().setConfig(info.getConfig()).setConfigVersion(info.getConfigVersion())
+        .build();
+  }
+
+  /**
+   * Changes a live stream's configuration: the meta group stores the merged configuration first, then
+   * the stream's shard receives all of it (applied only if newer than what it holds, so racing changes
+   * settle on the meta group's latest). When this returns, the shard leader enforces the new retention from
+   * its next pass on. Interrupted between the two steps it reports an unknown outcome; repeating the call
+   * pushes the stored configuration again.
+   *
+   * @throws GatewayException INVALID_ARGUMENT for a bad name or configuration (field and limit named),
+   *     NOT_FOUND when the stream does not exist
+   */
+  public SetStreamConfigResponse setStreamConfig(SetStreamConfigRequest request) {
+    RequestChecks.streamName(request.getBasin(), request.getStream());
+    StreamConfigRules.error(request.getConfig(), "config.").ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    StreamInfo info = writeMeta(MetaCommand.newBuilder().setConfigureStream(ConfigureStreamMetaCommand.newBuilder()
+        .setBasin(request.getBasin()).setStream(request.getStream()).setConfig(request.getConfig()))).getStream();
+    afterFirstStep("configuring stream " + info.getName(), () -> {
+      ShardResult shard = groups.write(info.getShard(), ShardCommand.newBuilder()
+          .setConfigureStream(ConfigureStreamCommand.newBuilder().setStreamId(info.getStreamId())
+              .setConfig(info.getConfig()).setConfigVersion(info.getConfigVersion()))
+          .build());
+      if (shard.hasError()) {
+        throw new GatewayException(shard.getError());
+      }
+    });
+    return SetStreamConfigResponse.newBuilder().setConfig(info.getConfig()).setConfigVersion(info.getConfigVersion())
+        .build();
   }
 
   public ListStreamsResponse listStreams(ListStreamsRequest request) {

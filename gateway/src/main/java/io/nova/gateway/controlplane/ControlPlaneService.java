@@ -22,7 +22,11 @@ import io.nova.proto.v1.GetClusterStatusRequest;
 import io.nova.proto.v1.GetClusterStatusResponse;
 import io.nova.proto.v1.GetNodeInfoRequest;
 import io.nova.proto.v1.GetNodeInfoResponse;
+import io.nova.proto.v1.GetStreamConfigRequest;
+import io.nova.proto.v1.GetStreamConfigResponse;
 import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.SetStreamConfigRequest;
+import io.nova.proto.v1.SetStreamConfigResponse;
 import io.nova.proto.v1.GetStreamResponse;
 import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
@@ -121,6 +125,16 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   @Override
   public void deleteStream(DeleteStreamRequest request, StreamObserver<DeleteStreamResponse> observer) {
     UnaryCalls.serve("DeleteStream", observer, () -> controlPlane.deleteStream(request));
+  }
+
+  @Override
+  public void getStreamConfig(GetStreamConfigRequest request, StreamObserver<GetStreamConfigResponse> observer) {
+    UnaryCalls.serve("GetStreamConfig", observer, () -> controlPlane.getStreamConfig(request));
+  }
+
+  @Override
+  public void setStreamConfig(SetStreamConfigRequest request, StreamObserver<SetStreamConfigResponse> observer) {
+    UnaryCalls.serve("SetStreamConfig", observer, () -> controlPlane.setStreamConfig(request));
   }
 
   @Override

@@ -161,6 +161,7 @@ public final class DataPlane {
         ShardQuery.newBuilder().setCheckTailStreamId(info.getStreamId()).build());
     return switch (result.getKindCase()) {
       case TAIL -> CheckTailResponse.newBuilder().setTail(result.getTail()).setFirstSeqNum(result.getFirstSeqNum())
+          .setRetainedBytes(result.getRetainedBytes())
           .build();
       case ERROR -> throw new GatewayException(result.getError());
       default -> throw unexpected("CheckTail", result.getKindCase());

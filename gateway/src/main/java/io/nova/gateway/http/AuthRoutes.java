@@ -90,6 +90,10 @@ public final class AuthRoutes implements HttpRoutes {
       return Optional.of(Access.stream(method == HandlerType.PUT ? Operation.OPERATION_FENCE
           : Operation.OPERATION_READ, basin, stream));
     }
+    if (pattern.equals(ConfigRoutes.CONFIG)) {
+      return Optional.of(Access.stream(method == HandlerType.PATCH ? Operation.OPERATION_CONFIGURE
+          : Operation.OPERATION_READ, basin, stream));
+    }
     if (pattern.equals(TrimRoutes.TRIM)) {
       return Optional.of(Access.stream(Operation.OPERATION_TRIM, basin, stream));
     }

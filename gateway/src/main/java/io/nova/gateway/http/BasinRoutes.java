@@ -40,9 +40,11 @@ final class BasinRoutes implements HttpRoutes {
   private void create(Context ctx) {
     byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
-    String basin = Json.parse(body, RequestBodies.CreateBasin.class).checkedBasin();
+    RequestBodies.CreateBasin parsed = Json.parse(body, RequestBodies.CreateBasin.class);
+    String basin = parsed.checkedBasin();
     AuthRoutes.check(ctx, Access.basin(Operation.OPERATION_CREATE, basin));
-    var created = control.createBasin(CreateBasinRequest.newBuilder().setBasin(basin).build());
+    var created = control.createBasin(CreateBasinRequest.newBuilder().setBasin(basin)
+        .setDefaultStreamConfig(parsed.checkedDefaults()).build());
     ctx.header("Location", "/v1/basins/" + basin);
     Json.respond(ctx, 201, JsonViews.basin(created.getBasin()));
   }

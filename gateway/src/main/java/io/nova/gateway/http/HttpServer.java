@@ -78,7 +78,7 @@ public final class HttpServer implements AutoCloseable {
     SseSessions sessions = new SseSessions(data, clock, nodeId, tuning);
     int bodyBytesMax = tuning.httpRequestBodyBytesMax();
     List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control, bodyBytesMax),
-        new StreamRoutes(control, bodyBytesMax),
+        new StreamRoutes(control, bodyBytesMax), new ConfigRoutes(control, bodyBytesMax),
         new RecordRoutes(data, sessions, bodyBytesMax, tuning.readSessionHeartbeatDefaultMs()),
         new FenceRoutes(data, bodyBytesMax), new TrimRoutes(data, bodyBytesMax), new HealthRoutes(nodeId, readiness), new OpenApiRoutes()));
     groups.addAll(extra);

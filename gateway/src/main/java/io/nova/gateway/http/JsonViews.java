@@ -5,6 +5,7 @@ import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.Header;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.proto.v1.StreamConfig;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.proto.v1.CheckTailResponse;
 import io.nova.proto.v1.StreamPosition;
@@ -49,11 +50,12 @@ final class JsonViews {
     return Map.of("tail", position(tail));
   }
 
-  /** Check-tail: the tail and the first retained seq_num (records below it were trimmed). */
+  /** Check-tail: the tail, the first retained seq_num (records below it were trimmed) and the retained bytes. */
   static Map<String, Object> tail(CheckTailResponse response) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("tail", position(response.getTail()));
     m.put("first_seq_num", response.getFirstSeqNum());
+    m.put("retained_bytes", response.getRetainedBytes());
     return m;
   }
 
@@ -109,6 +111,24 @@ final class JsonViews {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", b.getName());
     m.put("created_at_ms", b.getCreatedAtMs());
+    m.put("default_stream_config", config(b.getDefaultStreamConfig()));
+    return m;
+  }
+
+  /** A stored configuration: every retention limit, 0 meaning none. */
+  static Map<String, Object> config(StreamConfig c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("retention_age_ms", c.getRetentionAgeMs());
+    m.put("retention_bytes", c.getRetentionBytes());
+    m.put("retention_records", c.getRetentionRecords());
+    return m;
+  }
+
+  /** {@code GET} or {@code PATCH .../config}: the configuration and its version. */
+  static Map<String, Object> config(StreamConfig c, long version) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("config", config(c));
+    m.put("config_version", version);
     return m;
   }
 
@@ -119,6 +139,8 @@ final class JsonViews {
     m.put("created_at_ms", s.getCreatedAtMs());
     m.put("shard", s.getShard());
     m.put("stream_id", s.getStreamId());
+    m.put("config", config(s.getConfig()));
+    m.put("config_version", s.getConfigVersion());
     return m;
   }
 }

@@ -7,6 +7,7 @@ import io.javalin.http.Context;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.Header;
+import io.nova.proto.v1.StreamConfig;
 import io.nova.protocol.errors.Quoting;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -50,17 +51,57 @@ final class RequestBodies {
     }
   }
 
-  /** {@code POST /v1/basins}. */
-  record CreateBasin(String basin) {
+  /** {@code POST /v1/basins}, with the optional configuration its streams get by default. */
+  record CreateBasin(String basin, Config defaultStreamConfig) {
     String checkedBasin() {
       return required(basin, "basin");
     }
+
+    StreamConfig checkedDefaults() {
+      return defaultStreamConfig == null ? StreamConfig.getDefaultInstance()
+          : defaultStreamConfig.toProto("default_stream_config.");
+    }
   }
 
-  /** {@code POST /v1/basins/{basin}/streams}. */
-  record CreateStream(String stream) {
+  /** {@code POST /v1/basins/{basin}/streams}, with an optional configuration over the basin's defaults. */
+  record CreateStream(String stream, Config config) {
     String checkedStream() {
       return required(stream, "stream");
+    }
+
+    StreamConfig checkedConfig() {
+      return config == null ? StreamConfig.getDefaultInstance() : config.toProto("config.");
+    }
+  }
+
+  /**
+   * A stream configuration ({@code PATCH .../config}, and inside the creates): each field given replaces the
+   * stored one (0 clears that limit); {@code retention_infinite: true} clears every limit. Limits and
+   * contradictions are checked by the control plane, like for gRPC; only signs are checked here.
+   */
+  record Config(Long retentionAgeMs, Long retentionBytes, Long retentionRecords, Boolean retentionInfinite) {
+    StreamConfig toProto(String prefix) {
+      StreamConfig.Builder out = StreamConfig.newBuilder();
+      if (retentionAgeMs != null) {
+        out.setRetentionAgeMs(notNegative(prefix + "retention_age_ms", retentionAgeMs));
+      }
+      if (retentionBytes != null) {
+        out.setRetentionBytes(notNegative(prefix + "retention_bytes", retentionBytes));
+      }
+      if (retentionRecords != null) {
+        out.setRetentionRecords(notNegative(prefix + "retention_records", retentionRecords));
+      }
+      if (retentionInfinite != null) {
+        out.setRetentionInfinite(retentionInfinite);
+      }
+      return out.build();
+    }
+
+    private static long notNegative(String field, long value) {
+      if (value < 0) {
+        throw ApiError.invalidArgument(field, ">= 0", field + " is " + value + "; it must be 0 (no limit) or more");
+      }
+      return value;
     }
   }
 

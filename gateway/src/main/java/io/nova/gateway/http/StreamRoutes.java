@@ -43,9 +43,11 @@ final class StreamRoutes implements HttpRoutes {
     byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     String basin = ctx.pathParam("basin");
-    String stream = Json.parse(body, RequestBodies.CreateStream.class).checkedStream();
+    RequestBodies.CreateStream parsed = Json.parse(body, RequestBodies.CreateStream.class);
+    String stream = parsed.checkedStream();
     AuthRoutes.check(ctx, Access.stream(Operation.OPERATION_CREATE, basin, stream));
-    var created = control.createStream(CreateStreamRequest.newBuilder().setBasin(basin).setStream(stream).build());
+    var created = control.createStream(CreateStreamRequest.newBuilder().setBasin(basin).setStream(stream)
+        .setConfig(parsed.checkedConfig()).build());
     ctx.header("Location", "/v1/basins/" + basin + "/streams/" + stream);
     Json.respond(ctx, 201, JsonViews.stream(created.getStream()));
   }

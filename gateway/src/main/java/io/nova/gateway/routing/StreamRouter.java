@@ -63,7 +63,9 @@ public final class StreamRouter {
             .setStreamId(info.getStreamId())
             .setBasin(info.getBasin())
             .setStream(info.getName())
-            .setCreatedAtMs(info.getCreatedAtMs()))
+            .setCreatedAtMs(info.getCreatedAtMs())
+            .setConfig(info.getConfig())
+            .setConfigVersion(info.getConfigVersion()))
         .build());
     if (result.hasError()) {
       throw new GatewayException(result.getError());

@@ -8,6 +8,7 @@ import io.nova.client.IssuedToken;
 import io.nova.client.NovaClient;
 import io.nova.client.ReadOptions;
 import io.nova.client.StreamAddress;
+import io.nova.client.StreamConfigChange;
 import io.nova.client.TokenOperation;
 import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.PermissionDeniedException;
@@ -35,7 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Proves, table-driven over a real three-node cluster with auth on, that every operation (read, append,
- * fence, trim, create, delete, cluster-admin) succeeds with a valid token in scope, and over gRPC and HTTP alike
+ * fence, trim, create, delete, configure, cluster-admin) succeeds with a valid token in scope, and over gRPC and HTTP alike
  * is refused with UNAUTHENTICATED / 401 for an expired or revoked token and PERMISSION_DENIED / 403 for a
  * wrong basin prefix, a wrong stream prefix or a missing operation, never echoing the token, changing
  * nothing, and counted in the nodes' metrics.
@@ -45,7 +46,8 @@ class AccessTokenMatrixTest {
 
   enum Op {
     READ(TokenOperation.READ), APPEND(TokenOperation.APPEND), FENCE(TokenOperation.FENCE), TRIM(TokenOperation.TRIM),
-    CREATE(TokenOperation.CREATE), DELETE(TokenOperation.DELETE), CLUSTER_ADMIN(TokenOperation.CLUSTER_ADMIN);
+    CREATE(TokenOperation.CREATE), DELETE(TokenOperation.DELETE), CONFIGURE(TokenOperation.CONFIGURE),
+    CLUSTER_ADMIN(TokenOperation.CLUSTER_ADMIN);
 
     final TokenOperation operation;
 
@@ -187,6 +189,7 @@ class AccessTokenMatrixTest {
         case TRIM -> client.trim(target, 1);
         case CREATE -> client.createStream(target);
         case DELETE -> client.deleteStream(target);
+        case CONFIGURE -> client.setStreamConfig(target, StreamConfigChange.builder().retentionRecords(1000).build());
         case CLUSTER_ADMIN -> assertThat(client.clusterStatus().nodes()).hasSize(3);
       }
     }
@@ -203,6 +206,7 @@ class AccessTokenMatrixTest {
       case CREATE -> auth.http(node, "POST", "/v1/basins/" + target.basin() + "/streams",
           "{\"stream\":\"" + target.stream() + "\"}", bearer);
       case DELETE -> auth.http(node, "DELETE", stream, null, bearer);
+      case CONFIGURE -> auth.http(node, "PATCH", stream + "/config", "{\"retention_records\":1000}", bearer);
       case CLUSTER_ADMIN -> auth.http(node, "GET", "/metrics", null, bearer);
     };
   }
@@ -215,6 +219,7 @@ class AccessTokenMatrixTest {
         case TRIM -> assertThat(admin.bounds(target).firstSeqNum()).isEqualTo(1);
         case CREATE -> assertThat(admin.getStream(target).name()).isEqualTo(target.stream());
         case DELETE -> assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
+        case CONFIGURE -> assertThat(admin.streamConfig(target).retentionRecords()).isEqualTo(1000);
         case READ, CLUSTER_ADMIN -> { }
       }
     }
@@ -229,6 +234,7 @@ class AccessTokenMatrixTest {
           assertThat(admin.checkTail(target).seqNum()).isEqualTo(1);
           assertThat(admin.fencingToken(target).filter(t -> !t.isEmpty())).isEmpty();
           assertThat(admin.bounds(target).firstSeqNum()).isZero();
+          assertThat(admin.streamConfig(target).hasRetention()).isFalse();
         }
       }
     }

@@ -45,6 +45,7 @@ class OpenApiConformanceTest {
   private static final String STREAM = "/v1/basins/{basin}/streams/{stream}";
   private static final String FENCE = STREAM + "/fence";
   private static final String TRIM = STREAM + "/trim";
+  private static final String CONFIG = STREAM + "/config";
   /** A body labelled with a content coding the server does not decode. */
   private static final String[] BROTLI = {"Content-Encoding", "br"};
 
@@ -174,6 +175,15 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", TRIM, 415, () -> http.post(s + "/trim", "{\"seq_num\":1}", BROTLI)));
     c.add(new Case("POST", RECORDS, 412, () -> http.post(s + "/records",
         "{\"records\":[{\"body\":\"a\"}],\"fencing_token\":\"t0\"}")));
+    c.add(new Case("PATCH", CONFIG, 200, () -> http.send("PATCH", s + "/config", "{\"retention_age_ms\":60000}")));
+    c.add(new Case("PATCH", CONFIG, 400, () -> http.send("PATCH", s + "/config", "{\"retention_age_ms\":5}")));
+    c.add(new Case("PATCH", CONFIG, 404, () -> http.send("PATCH", none + "/config", "{\"retention_records\":1}")));
+    c.add(new Case("PATCH", CONFIG, 413, () -> http.send("PATCH", s + "/config", tooLarge)));
+    c.add(new Case("PATCH", CONFIG, 415, () -> http.send("PATCH", s + "/config", "{\"retention_records\":1}",
+        BROTLI)));
+    c.add(new Case("GET", CONFIG, 200, () -> http.get(s + "/config")));
+    c.add(new Case("GET", CONFIG, 400, () -> http.get(badName + "/config")));
+    c.add(new Case("GET", CONFIG, 404, () -> http.get(none + "/config")));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 409, () -> http.delete(b)));
     c.add(new Case("DELETE", STREAM, 400, () -> http.delete(badName)));
     c.add(new Case("DELETE", STREAM, 204, () -> http.delete(s)));

@@ -25,7 +25,17 @@ final class ClusterFixture implements AutoCloseable {
 
   /** As above, each group snapshotting (and purging its log) every {@code snapshotEveryEntries} entries. */
   ClusterFixture(Path dir, int nodes, int shards, long snapshotEveryEntries) throws IOException {
-    cluster = LocalCluster.start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, snapshotEveryEntries);
+    this(LocalCluster.start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, snapshotEveryEntries));
+  }
+
+  /** As above with every node running {@code tuning} and reading its wall clock from {@code clock}. */
+  ClusterFixture(Path dir, int nodes, int shards, io.nova.cluster.config.NodeTuning tuning, java.time.Clock clock)
+      throws IOException {
+    this(LocalCluster.start(dir, nodes, shards, tuning, clock));
+  }
+
+  private ClusterFixture(LocalCluster started) {
+    cluster = started;
     // Tests that read cluster status expect every group to have elected its first leader.
     cluster.awaitReady(Duration.ofSeconds(60));
     client = NovaClient.builder()
@@ -45,6 +55,22 @@ final class ClusterFixture implements AutoCloseable {
     StreamAddress address = new StreamAddress(BASIN, prefix + "-" + streams.incrementAndGet());
     client.createStream(address);
     return address;
+  }
+
+  /** The configuration of a fresh stream in the fixture's basin (which has no defaults). */
+  io.nova.client.StreamConfig newStreamConfig() {
+    return client.streamConfig(newStream("config"));
+  }
+
+  /** Stops every node, starts them again on their data folders and waits until the cluster is ready. */
+  void restartAll() {
+    cluster.stopAll();
+    try {
+      cluster.startAll();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    cluster.awaitReady(Duration.ofSeconds(60));
   }
 
   @Override

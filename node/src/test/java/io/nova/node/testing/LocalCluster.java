@@ -1,6 +1,7 @@
 package io.nova.node.testing;
 
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.node.NovaServer;
@@ -12,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,8 +44,23 @@ public final class LocalCluster implements AutoCloseable {
 
   private record Starting(Thread thread, CompletableFuture<Void> done) {}
 
-  private LocalCluster(List<NodeConfig> configs) {
+  private final NodeTuning tuning;
+  private final Clock clock;
+
+  private LocalCluster(List<NodeConfig> configs, NodeTuning tuning, Clock clock) {
     this.configs = configs;
+    this.tuning = tuning;
+    this.clock = clock;
+  }
+
+  /**
+   * Like {@link #start(Path, int, int)} with every node running {@code tuning} and reading its wall clock
+   * from {@code clock} (arrival timestamps, deadlines, retention ages), so a test can move time.
+   */
+  public static LocalCluster start(Path dir, int nodes, int shards, NodeTuning tuning, Clock clock)
+      throws IOException {
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+        UnaryOperator.identity(), tuning, clock);
   }
 
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
@@ -74,6 +91,13 @@ public final class LocalCluster implements AutoCloseable {
 
   private static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
       long snapshotEveryEntries, UnaryOperator<NodeConfig> customize) throws IOException {
+    return start(dir, nodes, shards, electionTimeoutMs, snapshotEveryEntries, customize, NodeTuning.defaults(),
+        Clock.systemUTC());
+  }
+
+  private static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
+      long snapshotEveryEntries, UnaryOperator<NodeConfig> customize, NodeTuning tuning, Clock clock)
+      throws IOException {
     List<PeerAddress> peers = new ArrayList<>();
     List<Integer> ports = FreePorts.take(3 * nodes);
     for (int i = 1; i <= nodes; i++) {
@@ -85,7 +109,7 @@ public final class LocalCluster implements AutoCloseable {
       configs.add(customize.apply(new NodeConfig("test", p.id(), dir.resolve(p.id()), shards, electionTimeoutMs,
           peers).withSnapshotEveryEntries(snapshotEveryEntries)));
     }
-    LocalCluster cluster = new LocalCluster(configs);
+    LocalCluster cluster = new LocalCluster(configs, tuning, clock);
     try {
       for (NodeConfig c : configs) {
         cluster.start(c.nodeId());
@@ -102,7 +126,7 @@ public final class LocalCluster implements AutoCloseable {
     if (running.containsKey(nodeId) || starting.containsKey(nodeId)) {
       throw new IllegalStateException(nodeId + " is already running");
     }
-    running.put(nodeId, NovaServer.start(config(nodeId)));
+    running.put(nodeId, NovaServer.start(config(nodeId), tuning, clock, System::nanoTime));
   }
 
   /**
@@ -117,7 +141,7 @@ public final class LocalCluster implements AutoCloseable {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
       try {
-        NovaServer server = NovaServer.start(config(nodeId));
+        NovaServer server = NovaServer.start(config(nodeId), tuning, clock, System::nanoTime);
         synchronized (this) {
           starting.remove(nodeId);
           running.put(nodeId, server);

@@ -1,6 +1,8 @@
 package io.nova.statemachine.meta;
 
 import io.nova.protocol.limits.Limits;
+import io.nova.proto.internal.ConfigureStreamMetaCommand;
+import io.nova.proto.internal.CreateStreamMetaCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
@@ -15,7 +17,9 @@ import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.proto.v1.StreamConfig;
 import io.nova.proto.v1.StreamInfo;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.protocol.errors.Errors;
 import io.nova.statemachine.internal.Invariants;
 import java.util.Collection;
@@ -93,12 +97,14 @@ public final class MetaState {
     long nowMs = command.getArrivalMs();
     switch (command.getKindCase()) {
       case CREATE_BASIN:
-        return createBasin(command.getCreateBasin().getBasin(), nowMs);
+        return createBasin(command.getCreateBasin().getBasin(),
+            StreamConfigRules.normalized(command.getCreateBasin().getDefaultStreamConfig()), nowMs);
       case DELETE_BASIN:
         return deleteBasin(command.getDeleteBasin().getBasin());
       case CREATE_STREAM:
-        return createStream(command.getCreateStream().getBasin(), command.getCreateStream().getStream(),
-            logIndex, nowMs);
+        return createStream(command.getCreateStream(), logIndex, nowMs);
+      case CONFIGURE_STREAM:
+        return configureStream(command.getConfigureStream(), logIndex);
       case DELETE_STREAM:
         return deleteStream(command.getDeleteStream().getBasin(), command.getDeleteStream().getStream());
       case ISSUE_TOKEN:
@@ -110,11 +116,12 @@ public final class MetaState {
     }
   }
 
-  private Applied createBasin(String name, long nowMs) {
+  private Applied createBasin(String name, StreamConfig defaults, long nowMs) {
     if (basins.containsKey(name)) {
       return refused(Errors.alreadyExists("basin", name));
     }
-    BasinInfo basin = BasinInfo.newBuilder().setName(name).setCreatedAtMs(nowMs).build();
+    BasinInfo basin = BasinInfo.newBuilder().setName(name).setCreatedAtMs(nowMs).setDefaultStreamConfig(defaults)
+        .build();
     putBasin(basin);
     return new Applied(MetaResult.newBuilder().setBasin(basin).build(), new MetaChange.BasinPut(basin));
   }
@@ -131,17 +138,41 @@ public final class MetaState {
     return done(new MetaChange.BasinDeleted(name));
   }
 
-  private Applied createStream(String basin, String name, long logIndex, long nowMs) {
+  /** Creates a stream whose configuration is the basin's defaults with the command's set fields over them. */
+  private Applied createStream(CreateStreamMetaCommand create, long logIndex, long nowMs) {
+    String basin = create.getBasin();
+    String name = create.getStream();
     if (!basins.containsKey(basin)) {
       return refused(Errors.notFound("basin", basin));
     }
     if (streamsByBasin.get(basin).containsKey(name)) {
       return refused(Errors.alreadyExists("stream", basin + "/" + name));
     }
+    StreamConfig config = StreamConfigRules.merged(basins.get(basin).getDefaultStreamConfig(), create.getConfig());
     StreamInfo stream = StreamInfo.newBuilder().setBasin(basin).setName(name).setCreatedAtMs(nowMs)
-        .setShard(leastLoadedShard()).setStreamId(logIndex).build();
+        .setShard(leastLoadedShard()).setStreamId(logIndex).setConfig(config).setConfigVersion(logIndex).build();
     putStream(stream);
     return new Applied(MetaResult.newBuilder().setStream(stream).build(), new MetaChange.StreamPut(stream));
+  }
+
+  /**
+   * Changes a live stream's configuration; its new version is this entry's index. A change that leaves the
+   * configuration as it was still answers the stream (its version unchanged), so a repeat is harmless.
+   */
+  private Applied configureStream(ConfigureStreamMetaCommand configure, long logIndex) {
+    Optional<StreamInfo> stream = getStream(configure.getBasin(), configure.getStream());
+    if (stream.isEmpty()) {
+      return refused(basins.containsKey(configure.getBasin())
+          ? Errors.notFound("stream", configure.getBasin() + "/" + configure.getStream())
+          : Errors.notFound("basin", configure.getBasin()));
+    }
+    StreamConfig config = StreamConfigRules.merged(stream.get().getConfig(), configure.getConfig());
+    if (config.equals(stream.get().getConfig())) {
+      return new Applied(MetaResult.newBuilder().setStream(stream.get()).build(), new MetaChange.None());
+    }
+    StreamInfo changed = stream.get().toBuilder().setConfig(config).setConfigVersion(logIndex).build();
+    streamsByBasin.get(changed.getBasin()).put(changed.getName(), changed);
+    return new Applied(MetaResult.newBuilder().setStream(changed).build(), new MetaChange.StreamPut(changed));
   }
 
   private Applied deleteStream(String basin, String name) {

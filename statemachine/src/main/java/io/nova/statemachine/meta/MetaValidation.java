@@ -3,11 +3,12 @@ package io.nova.statemachine.meta;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.protocol.auth.TokenRules;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.names.Names;
 import java.util.Optional;
 
-/** Validates the names in a meta command; used before the log (startTransaction) and again at apply. */
+/** Validates the names and stream configurations in a meta command; used before the log (startTransaction) and again at apply. */
 public final class MetaValidation {
   private MetaValidation() {}
 
@@ -15,12 +16,19 @@ public final class MetaValidation {
   public static Optional<ErrorDetail> commandError(MetaCommand command) {
     switch (command.getKindCase()) {
       case CREATE_BASIN:
-        return Names.basinNameError(command.getCreateBasin().getBasin());
+        return Names.basinNameError(command.getCreateBasin().getBasin())
+            .or(() -> StreamConfigRules.error(command.getCreateBasin().getDefaultStreamConfig(),
+                "default_stream_config."));
       case DELETE_BASIN:
         return Names.basinNameError(command.getDeleteBasin().getBasin());
       case CREATE_STREAM:
         return Names.basinNameError(command.getCreateStream().getBasin())
-            .or(() -> Names.streamNameError(command.getCreateStream().getStream()));
+            .or(() -> Names.streamNameError(command.getCreateStream().getStream()))
+            .or(() -> StreamConfigRules.error(command.getCreateStream().getConfig(), "config."));
+      case CONFIGURE_STREAM:
+        return Names.basinNameError(command.getConfigureStream().getBasin())
+            .or(() -> Names.streamNameError(command.getConfigureStream().getStream()))
+            .or(() -> StreamConfigRules.error(command.getConfigureStream().getConfig(), "config."));
       case DELETE_STREAM:
         return Names.basinNameError(command.getDeleteStream().getBasin())
             .or(() -> Names.streamNameError(command.getDeleteStream().getStream()));
@@ -36,8 +44,9 @@ public final class MetaValidation {
         return TokenRules.idError(command.getRevokeToken().getId());
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " delete_stream, issue_token, revoke_token", "the meta command has no kind: set one of create_basin,"
-            + " delete_basin, create_stream, delete_stream, issue_token, revoke_token"));
+            + " configure_stream, delete_stream, issue_token, revoke_token", "the meta command has no kind: set one"
+            + " of create_basin, delete_basin, create_stream, configure_stream, delete_stream, issue_token,"
+            + " revoke_token"));
     }
   }
 }

@@ -5,6 +5,8 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.limits.Metering;
 import io.nova.statemachine.internal.Invariants;
+import io.nova.statemachine.stream.ByteOffsets;
+import io.nova.statemachine.stream.ShardApply;
 import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.StreamState;
 import java.nio.ByteBuffer;
@@ -26,16 +28,20 @@ import org.rocksdb.WriteBatch;
  * <ul>
  *   <li>{@code 0x00} → applied (term, index), two u64;
  *   <li>{@code 's' streamId} → {@code io.nova.proto.internal.StreamState};
- *   <li>{@code 'r' streamId seqNum} → {@code nova.v1.SequencedRecord}.
+ *   <li>{@code 'r' streamId seqNum} → {@code nova.v1.SequencedRecord};
+ *   <li>{@code 'o' streamId seqNum} → the stream's byte offset at that seq_num (u64: metered bytes of every
+ *       record appended before it), one per appended batch (at its first seq_num) and one at the first
+ *       retained seq_num after a trim; see {@link ByteOffsets}.
  * </ul>
  *
  * <p>Thread-safety: one writer (the apply thread) and any number of concurrent readers. Readers bound
  * their reads by a tail taken from applied state, so they never see records of a later entry.
  * See {@link RocksStore} for durability.
  */
-public final class ShardStore extends RocksStore implements ShardReads.Records {
+public final class ShardStore extends RocksStore implements ShardReads.Records, ByteOffsets {
   private static final byte STATE_PREFIX = 's';
   private static final byte RECORD_PREFIX = 'r';
+  private static final byte OFFSET_PREFIX = 'o';
 
   /** Opens (creating if missing) the store in {@code dir}. */
   public ShardStore(Path dir) {
@@ -93,10 +99,19 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
         if (deleteRecords) {
           batch.deleteRange(recordKey(streamId, 0), recordKey(streamId, -1L));
           batch.delete(recordKey(streamId, -1L));
+          batch.deleteRange(offsetKey(streamId, 0), offsetKey(streamId, -1L));
+          batch.delete(offsetKey(streamId, -1L));
         }
         if (trimBelowSeqNum > 0) {
           // From 0, not from the previous trim point: the range tombstone costs the same and needs no state.
           batch.deleteRange(recordKey(streamId, 0), recordKey(streamId, trimBelowSeqNum));
+          batch.deleteRange(offsetKey(streamId, 0), offsetKey(streamId, trimBelowSeqNum));
+          // The batch holding the new first record may have started below it: its offset is re-anchored here.
+          batch.put(offsetKey(streamId, trimBelowSeqNum), offsetValue(state.get().trimmedBytes()));
+        }
+        if (!records.isEmpty()) {
+          batch.put(offsetKey(streamId, records.get(0).getSeqNum()),
+              offsetValue(state.get().appendedBytes() - ShardApply.meteredBytes(records)));
         }
         for (SequencedRecord record : records) {
           batch.put(recordKey(streamId, record.getSeqNum()), record.toByteArray());
@@ -176,6 +191,50 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
     return low;
   }
 
+  /**
+   * The byte offset of {@code seqNum}: the nearest batch offset at or below it, plus the metered bytes of
+   * that batch's records before it (at most one batch, {@code Limits.BATCH_RECORDS_MAX} records, is read).
+   * A stream written before offsets were kept has none below its first batch appended since: those
+   * records count zero bytes (its byte total counts from the upgrade), so no unbounded scan is needed.
+   */
+  @Override
+  public long byteOffset(StreamState state, long seqNum) {
+    Invariants.check(seqNum >= state.firstSeqNum() && seqNum <= state.nextSeqNum(),
+        "byte offset of %s outside [%s, %s] of stream %s", seqNum, state.firstSeqNum(), state.nextSeqNum(),
+        state.streamId());
+    if (seqNum == state.nextSeqNum()) {
+      return state.appendedBytes();
+    }
+    if (seqNum == state.firstSeqNum()) {
+      return state.trimmedBytes();
+    }
+    return using(() -> byteOffsetOpen(state, seqNum));
+  }
+
+  private long byteOffsetOpen(StreamState state, long seqNum) {
+    long streamId = state.streamId();
+    long anchorSeqNum;
+    long offset;
+    try (RocksIterator it = db.newIterator()) {
+      it.seekForPrev(offsetKey(streamId, seqNum));
+      if (!(it.isValid() && isKeyOf(it.key(), OFFSET_PREFIX, streamId) && seqNumOf(it.key()) >= state.firstSeqNum())) {
+        return state.trimmedBytes();
+      }
+      anchorSeqNum = seqNumOf(it.key());
+      offset = ByteBuffer.wrap(it.value()).getLong();
+    }
+    Invariants.check(offset >= state.trimmedBytes() && offset <= state.appendedBytes(),
+        "stream %s: byte offset %s at seq_num %s outside [%s, %s]", streamId, offset, anchorSeqNum,
+        state.trimmedBytes(), state.appendedBytes());
+    if (anchorSeqNum < seqNum) {
+      for (SequencedRecord record : readRecordsOpen(streamId, anchorSeqNum, seqNum, Integer.MAX_VALUE, Long.MAX_VALUE,
+          OptionalLong.empty())) {
+        offset += Metering.meteredBytes(record);
+      }
+    }
+    return offset;
+  }
+
   private SequencedRecord readRecord(long streamId, long seqNum) {
     try {
       byte[] value = db.get(recordKey(streamId, seqNum));
@@ -197,12 +256,24 @@ public final class ShardStore extends RocksStore implements ShardReads.Records {
     return ByteBuffer.allocate(17).put(RECORD_PREFIX).putLong(streamId).putLong(seqNum).array();
   }
 
+  private static byte[] offsetKey(long streamId, long seqNum) {
+    return ByteBuffer.allocate(17).put(OFFSET_PREFIX).putLong(streamId).putLong(seqNum).array();
+  }
+
+  private static byte[] offsetValue(long offset) {
+    return ByteBuffer.allocate(8).putLong(offset).array();
+  }
+
   private static long seqNumOf(byte[] recordKey) {
     return ByteBuffer.wrap(recordKey).getLong(9);
   }
 
   private static boolean isRecordKeyOf(byte[] key, long streamId) {
-    return key.length == 17 && key[0] == RECORD_PREFIX && ByteBuffer.wrap(key).getLong(1) == streamId;
+    return isKeyOf(key, RECORD_PREFIX, streamId);
+  }
+
+  private static boolean isKeyOf(byte[] key, byte prefix, long streamId) {
+    return key.length == 17 && key[0] == prefix && ByteBuffer.wrap(key).getLong(1) == streamId;
   }
 
   static <T> T parse(byte[] bytes, com.google.protobuf.Parser<T> parser) {

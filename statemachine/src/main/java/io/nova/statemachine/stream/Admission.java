@@ -5,6 +5,7 @@ import io.nova.proto.internal.CreateStreamCommand;
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.StreamPosition;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.protocol.errors.Errors;
 import java.util.Objects;
 
@@ -74,6 +75,11 @@ public final class Admission {
         return new Admitted(cursorState != null ? cursorState : created(command.getCreateStream()));
       case DELETE_STREAM:
         return new Admitted(deleted(cursorState, command.getDeleteStream().getStreamId()));
+      case CONFIGURE_STREAM:
+        if (cursorState == null || cursorState.deleted()) {
+          return notFound(cursorState, command.getConfigureStream().getStreamId());
+        }
+        return new Admitted(Configs.configured(cursorState, command.getConfigureStream()));
       case TRIM:
         // The cursor tracks what admission needs (tail, token, producers); the trim point is decided at apply.
         return Trims.refusal(cursorState, command.getTrim()).<Decision>map(Rejected::new)
@@ -106,7 +112,8 @@ public final class Admission {
   }
 
   static StreamState created(CreateStreamCommand create) {
-    return StreamState.created(create.getStreamId(), create.getBasin(), create.getStream(), create.getCreatedAtMs());
+    return StreamState.created(create.getStreamId(), create.getBasin(), create.getStream(), create.getCreatedAtMs())
+        .withConfig(StreamConfigRules.normalized(create.getConfig()), create.getConfigVersion());
   }
 
   /** The state after deleting: marked deleted; a tombstone when the id was never created. */

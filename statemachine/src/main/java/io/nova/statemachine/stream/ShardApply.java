@@ -10,6 +10,7 @@ import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.AppendRecord;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.proto.v1.StreamPosition;
+import io.nova.protocol.limits.Metering;
 import io.nova.statemachine.internal.Invariants;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +71,21 @@ public final class ShardApply {
    *     {@code current} is another stream's state: admission and apply diverged, and the replica must stop
    */
   public static Applied apply(StreamState current, ShardCommand command) {
+    return apply(current, command, UNTRACKED_OFFSETS);
+  }
+
+  /**
+   * Byte offsets for callers without a store (the pure core's tests): a trim to the tail counts every
+   * appended byte as trimmed, a trim short of it counts none. The state machine passes its store instead.
+   */
+  private static final ByteOffsets UNTRACKED_OFFSETS =
+      (state, seqNum) -> seqNum >= state.nextSeqNum() ? state.appendedBytes() : state.trimmedBytes();
+
+  /**
+   * As {@link #apply(StreamState, ShardCommand)}, with {@code offsets} telling a trim how many bytes it
+   * removes (the stream's trimmed bytes become the byte offset of its new first retained seq_num).
+   */
+  public static Applied apply(StreamState current, ShardCommand command, ByteOffsets offsets) {
     long streamId = ShardCommands.streamIdOf(command);
     Invariants.check(current == null || current.streamId() == streamId,
         "state of stream %s applied to a command of stream %s", current == null ? null : current.streamId(), streamId);
@@ -89,7 +105,13 @@ public final class ShardApply {
       case DELETE_STREAM:
         return done(Optional.of(Admission.deleted(current, command.getDeleteStream().getStreamId())), true);
       case TRIM:
-        return applyTrim(current, command.getTrim());
+        return applyTrim(current, command.getTrim(), offsets);
+      case CONFIGURE_STREAM: {
+        Invariants.check(current != null && !current.deleted(), "a configuration of stream %s was admitted but the"
+            + " stream is %s at apply: admission and apply diverged", streamId, current == null ? "unknown" : "deleted");
+        StreamState configured = Configs.configured(current, command.getConfigureStream());
+        return done(configured.equals(current) ? Optional.empty() : Optional.of(configured), false);
+      }
       default:
         throw new IllegalArgumentException("shard command without a kind: " + command.getKindCase());
     }
@@ -120,13 +142,15 @@ public final class ShardApply {
         .setTimestamp(first.getTimestamp()).build();
     StreamPosition end = StreamPosition.newBuilder().setSeqNum(seqNum).setTimestamp(timestampMs).build();
     AppendAck ack = AppendAck.newBuilder().setStart(start).setEnd(end).setTail(end).build();
-    Applied applied = new Applied(Optional.of(AppendChecks.appended(current, append, start, end)), records, false,
+    StreamState appended = AppendChecks.appended(current, append, start, end);
+    appended = appended.withBytes(appended.appendedBytes() + meteredBytes(records), appended.trimmedBytes());
+    Applied applied = new Applied(Optional.of(appended), records, false,
         ShardResult.newBuilder().setAppendAck(ack).build());
     checkAssigned(current, applied);
     return applied;
   }
 
-  private static Applied applyTrim(StreamState current, TrimCommand trim) {
+  private static Applied applyTrim(StreamState current, TrimCommand trim, ByteOffsets offsets) {
     Optional<ErrorDetail> refused = Trims.refusal(current, trim);
     Invariants.check(refused.isEmpty(), "a trim of stream %s was admitted but fails at apply over %s with %s: "
         + "admission and apply diverged", trim.getStreamId(), current, refused.map(ErrorDetail::getKindCase));
@@ -135,7 +159,8 @@ public final class ShardApply {
       return new Applied(Optional.empty(), List.of(), false,
           ShardResult.newBuilder().setTrimmed(Trims.response(current, false)).build());
     }
-    StreamState trimmed = current.withFirstSeqNum(first);
+    StreamState trimmed = current.withFirstSeqNum(first)
+        .withBytes(current.appendedBytes(), offsets.byteOffset(current, first));
     return new Applied(Optional.of(trimmed), List.of(), false,
         ShardResult.newBuilder().setTrimmed(Trims.response(trimmed, true)).build(), first);
   }
@@ -160,9 +185,19 @@ public final class ShardApply {
     }
     // The producer windows are the one other part an append changes (ProducerWindows checks its own rules).
     StreamState expected = before.withTail(seqNum, timestampMs)
-        .withProducers(applied.state().map(StreamState::producers).orElse(before.producers()));
+        .withProducers(applied.state().map(StreamState::producers).orElse(before.producers()))
+        .withBytes(before.appendedBytes() + meteredBytes(applied.records()), before.trimmedBytes());
     Invariants.check(applied.state().equals(Optional.of(expected)), "stream %s: appended state %s, expected %s",
         before.streamId(), applied.state(), expected);
+  }
+
+  /** The metered size of {@code records}, as appends and reads count bytes. */
+  public static long meteredBytes(List<SequencedRecord> records) {
+    long bytes = 0;
+    for (SequencedRecord record : records) {
+      bytes += Metering.meteredBytes(record.getHeadersList(), record.getBody());
+    }
+    return bytes;
   }
 
   /** The client's timestamp capped at the arrival time, or the arrival time when the client gave none. */

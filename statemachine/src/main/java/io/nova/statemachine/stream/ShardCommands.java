@@ -23,6 +23,8 @@ public final class ShardCommands {
         return command.getDeleteStream().getStreamId();
       case TRIM:
         return command.getTrim().getStreamId();
+      case CONFIGURE_STREAM:
+        return command.getConfigureStream().getStreamId();
       default:
         throw new IllegalArgumentException("shard command without a kind: " + command.getKindCase());
     }

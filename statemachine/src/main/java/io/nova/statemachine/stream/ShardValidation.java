@@ -2,6 +2,7 @@ package io.nova.statemachine.stream;
 
 import io.nova.proto.internal.ShardCommand;
 import io.nova.proto.v1.ErrorDetail;
+import io.nova.protocol.config.StreamConfigRules;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.names.Names;
@@ -32,15 +33,19 @@ public final class ShardValidation {
         return Limits.fencingTokenError(command.getFence().getFencingToken());
       case CREATE_STREAM:
         return Names.basinNameError(command.getCreateStream().getBasin())
-            .or(() -> Names.streamNameError(command.getCreateStream().getStream()));
+            .or(() -> Names.streamNameError(command.getCreateStream().getStream()))
+            .or(() -> StreamConfigRules.error(command.getCreateStream().getConfig(), "config."));
       case DELETE_STREAM:
         return Optional.empty();
       case TRIM:
         return command.getTrim().hasFencingToken()
             ? Limits.fencingTokenError(command.getTrim().getFencingToken()) : Optional.empty();
+      case CONFIGURE_STREAM:
+        return StreamConfigRules.error(command.getConfigureStream().getConfig(), "config.");
       default:
-        return Optional.of(Errors.invalidArgument("kind", "one of append, fence, create_stream, delete_stream, trim",
-            "the shard command has no kind: set one of append, fence, create_stream, delete_stream, trim"));
+        return Optional.of(Errors.invalidArgument("kind", "one of append, fence, create_stream, delete_stream, trim,"
+            + " configure_stream", "the shard command has no kind: set one of append, fence, create_stream,"
+            + " delete_stream, trim, configure_stream"));
     }
   }
 }

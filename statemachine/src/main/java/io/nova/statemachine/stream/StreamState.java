@@ -1,5 +1,6 @@
 package io.nova.statemachine.stream;
 
+import io.nova.proto.v1.StreamConfig;
 import io.nova.proto.v1.StreamPosition;
 import java.util.Objects;
 
@@ -22,19 +23,45 @@ import java.util.Objects;
  *     is in every snapshot); at the cursor it also holds admitted batches not yet applied, without timestamps
  * @param firstSeqNum the first retained seq_num: records below it were trimmed and are never served again
  *     (0 until the first trim); moved only by trim entries at apply, so every replica agrees on it
+ * @param config the stream's configuration as the meta group last pushed it (normalized; retention limits)
+ * @param configVersion the version of {@code config} (a meta log index); a push applies only above it
+ * @param appendedBytes the metered bytes of every record ever appended to the stream
+ * @param trimmedBytes the metered bytes of the trimmed records (those below {@code firstSeqNum}); the
+ *     stream retains {@code appendedBytes - trimmedBytes}
  */
 public record StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
-    String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum) {
+    String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum,
+    StreamConfig config, long configVersion, long appendedBytes, long trimmedBytes) {
 
   public StreamState {
     Objects.requireNonNull(basin, "basin");
     Objects.requireNonNull(stream, "stream");
     Objects.requireNonNull(fencingToken, "fencingToken");
     Objects.requireNonNull(producers, "producers");
+    Objects.requireNonNull(config, "config");
     if (firstSeqNum < 0 || firstSeqNum > nextSeqNum) {
       throw new IllegalArgumentException("stream " + streamId + ": first retained seq_num " + firstSeqNum
           + " outside [0, tail " + nextSeqNum + "]");
     }
+    if (trimmedBytes < 0 || trimmedBytes > appendedBytes) {
+      throw new IllegalArgumentException("stream " + streamId + ": trimmed bytes " + trimmedBytes
+          + " outside [0, appended bytes " + appendedBytes + "]");
+    }
+  }
+
+  /** A state without byte counts. */
+  public StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+      String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum,
+      StreamConfig config, long configVersion) {
+    this(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted, producers,
+        firstSeqNum, config, configVersion, 0, 0);
+  }
+
+  /** A state without a configuration (no retention limits). */
+  public StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+      String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum) {
+    this(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted, producers,
+        firstSeqNum, StreamConfig.getDefaultInstance(), 0);
   }
 
   /** A state that has never been trimmed. */
@@ -63,31 +90,53 @@ public record StreamState(long streamId, String basin, String stream, long nextS
   /** This state with the tail moved to {@code nextSeqNum} / {@code lastTimestampMs}. */
   public StreamState withTail(long nextSeqNum, long lastTimestampMs) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
   }
 
   /** This state with {@code windows} as its idempotent producers. */
   public StreamState withProducers(ProducerWindows windows) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        windows, firstSeqNum);
+        windows, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
   }
 
   /** This state with {@code token} installed ({@code ""} clears). */
   public StreamState withFencingToken(String token) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted,
-        producers, firstSeqNum);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
   }
 
   /** This state marked deleted. */
   public StreamState asDeleted() {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true,
-        producers, firstSeqNum);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
   }
 
   /** This state with {@code firstSeqNum} as its first retained seq_num. */
   public StreamState withFirstSeqNum(long firstSeqNum) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+  }
+
+  /** This state with {@code config} (normalized) at {@code configVersion}. */
+  public StreamState withConfig(StreamConfig config, long configVersion) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+  }
+
+  /** This state with {@code appendedBytes} and {@code trimmedBytes} as its byte counts. */
+  public StreamState withBytes(long appendedBytes, long trimmedBytes) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+  }
+
+  /** The metered bytes of the records the stream retains. */
+  public long retainedBytes() {
+    return appendedBytes - trimmedBytes;
+  }
+
+  /** How many records the stream retains. */
+  public long retainedRecords() {
+    return nextSeqNum - firstSeqNum;
   }
 
   /** The name used in NOT_FOUND errors: {@code basin/stream}, or {@code id N} when the names are unknown. */
@@ -103,6 +152,8 @@ public record StreamState(long streamId, String basin, String stream, long nextS
         .setFencingToken(fencingToken).setCreatedAtMs(createdAtMs).setDeleted(deleted)
         .addAllProducers(producers.toProto())
         .setFirstSeqNum(firstSeqNum)
+        .setConfig(config).setConfigVersion(configVersion)
+        .setAppendedBytes(appendedBytes).setTrimmedBytes(trimmedBytes)
         .build();
   }
 
@@ -110,6 +161,7 @@ public record StreamState(long streamId, String basin, String stream, long nextS
   public static StreamState fromProto(io.nova.proto.internal.StreamState proto) {
     return new StreamState(proto.getStreamId(), proto.getBasin(), proto.getStream(), proto.getNextSeqNum(),
         proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted(),
-        ProducerWindows.fromProto(proto.getProducersList()), proto.getFirstSeqNum());
+        ProducerWindows.fromProto(proto.getProducersList()), proto.getFirstSeqNum(), proto.getConfig(),
+        proto.getConfigVersion(), proto.getAppendedBytes(), proto.getTrimmedBytes());
   }
 }

@@ -10,7 +10,8 @@ import java.util.Optional;
  * The trim rules, shared by admission (at the cursor) and apply. Pure: no I/O, clock or threads.
  *
  * <p>A trim is a write: it is refused for a missing or deleted stream, and, like an append, unless it
- * presents the installed fencing token (presenting nothing matches only when none is installed). The
+ * presents the installed fencing token (presenting nothing matches only when none is installed); a trim
+ * the leader submits to enforce the stream's retention ({@code by_retention}) presents none and needs none. The
  * trim point it reaches is decided at apply, from the applied tail, so every replica computes the same
  * first retained seq_num: the requested seq_num capped at the tail, never below the current first
  * retained seq_num (a lower trim is a no-op, answered {@code moved = false}). Seq_nums and the tail never
@@ -23,6 +24,10 @@ final class Trims {
   static Optional<ErrorDetail> refusal(StreamState state, TrimCommand trim) {
     if (state == null || state.deleted()) {
       return Optional.of(Errors.notFound("stream", StreamState.displayName(state, trim.getStreamId())));
+    }
+    if (trim.getByRetention()) {
+      // The stream's own retention rule, enforced by its leader: no writer presents anything.
+      return Optional.empty();
     }
     return AppendChecks.tokenRefusal(state, trim.hasFencingToken() ? trim.getFencingToken() : "");
   }

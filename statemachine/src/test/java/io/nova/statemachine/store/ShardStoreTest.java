@@ -45,6 +45,32 @@ class ShardStoreTest {
   }
 
   @Test
+  void byteOffsetsCountEveryRecordBeforeASeqNumAcrossBatchesTrimsAndReopen() {
+    // 92-byte bodies meter 100 bytes each.
+    StreamState first = StreamState.created(3, "demo", "s", 1).withTail(5, 102).withBytes(500, 0);
+    StreamState second = first.withTail(10, 104).withBytes(1000, 0);
+    try (ShardStore store = new ShardStore(dir)) {
+      store.applyBatch(new AppliedIndex(1, 1), Optional.of(first), records(0, 5, 100, 92), false);
+      store.applyBatch(new AppliedIndex(1, 2), Optional.of(second), records(5, 5, 102, 92), false);
+      for (long seqNum = 0; seqNum <= 10; seqNum++) {
+        assertThat(store.byteOffset(second, seqNum)).as("offset of %s", seqNum).isEqualTo(100 * seqNum);
+      }
+      // A trim inside the second batch: its records below 7 go, and 7 gets an offset of its own.
+      StreamState trimmed = second.withFirstSeqNum(7).withBytes(1000, store.byteOffset(second, 7));
+      assertThat(trimmed.retainedBytes()).isEqualTo(300);
+      store.applyBatch(new AppliedIndex(1, 3), Optional.of(trimmed), List.of(), false, 7);
+      assertThat(store.byteOffset(trimmed, 8)).isEqualTo(800);
+    }
+    try (ShardStore store = new ShardStore(dir)) {
+      StreamState reloaded = store.loadStreamStates().get(3L);
+      assertThat(reloaded.trimmedBytes()).isEqualTo(700);
+      assertThat(store.byteOffset(reloaded, 9)).isEqualTo(900);
+      assertThatThrownBy(() -> store.byteOffset(reloaded, 6)).as("below the first retained seq_num")
+          .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
   void appliedIndexMustGrow() {
     try (ShardStore store = new ShardStore(dir)) {
       store.applyBatch(new AppliedIndex(1, 5), Optional.empty(), List.of(), false);

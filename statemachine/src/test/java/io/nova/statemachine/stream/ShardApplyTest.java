@@ -64,7 +64,8 @@ class ShardApplyTest {
     assertThat(ack.getEnd().getSeqNum()).isEqualTo(13);
     assertThat(ack.getEnd().getTimestamp()).isEqualTo(2000);
     assertThat(ack.getTail()).isEqualTo(ack.getEnd());
-    assertThat(applied.state()).contains(LIVE.withTail(13, 2000));
+    assertThat(applied.state()).contains(LIVE.withTail(13, 2000)
+        .withBytes(LIVE.appendedBytes() + ShardApply.meteredBytes(applied.records()), 0));
   }
 
   static Stream<Arguments> divergedCases() {
@@ -93,8 +94,11 @@ class ShardApplyTest {
     SequencedRecord r10 = SequencedRecord.newBuilder().setSeqNum(10).setTimestamp(1000).build();
     SequencedRecord r11 = SequencedRecord.newBuilder().setSeqNum(11).setTimestamp(1200).build();
     ShardResult ack = ShardResult.getDefaultInstance();
-    ShardApply.checkAssigned(LIVE, new ShardApply.Applied(Optional.of(LIVE.withTail(12, 1200)), List.of(r10, r11),
-        false, ack));
+    ShardApply.checkAssigned(LIVE, new ShardApply.Applied(Optional.of(LIVE.withTail(12, 1200)
+        .withBytes(ShardApply.meteredBytes(List.of(r10, r11)), 0)), List.of(r10, r11), false, ack));
+    assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
+        Optional.of(LIVE.withTail(12, 1200)), List.of(r10, r11), false, ack)))
+        .as("appended bytes not counted").hasMessageContaining("expected");
     assertThatThrownBy(() -> ShardApply.checkAssigned(LIVE, new ShardApply.Applied(
         Optional.of(LIVE.withTail(13, 1200)), List.of(r10, r11.toBuilder().setSeqNum(12).build()), false, ack)))
         .as("a seq_num gap").hasMessageContaining("assigned seq_num 12 where 11 is next");
