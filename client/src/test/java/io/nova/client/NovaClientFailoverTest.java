@@ -193,6 +193,21 @@ class NovaClientFailoverTest {
     }
 
     @Test
+    void aRetryStartedLateGetsOnlyWhatIsLeftOfTheCallsBound() {
+        // The first attempt fails just before the bound; the retry must not get a whole request timeout.
+        a.script("CheckTail", new ScriptedServer.Delayed(Duration.ofMillis(1_500), unavailable()),
+                new ScriptedServer.Delayed(Duration.ofSeconds(10), TAIL_REPLY));
+        try (NovaClient client = NovaClient.builder().endpoints(a.hostPort()).requestTimeout(Duration.ofSeconds(2))
+                .retryBudget(Duration.ofSeconds(2)).random(new SplittableRandom(1)).build()) {
+            long startNanos = System.nanoTime();
+            assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(DeadlineExceededException.class);
+            long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
+            assertThat(tookMs).as("the whole call ends within its 2 s bound and a little slack").isLessThan(2_500);
+        }
+        assertThat(a.calls("CheckTail")).isEqualTo(2);
+    }
+
+    @Test
     void zeroBudgetMeansOneAttempt() {
         a.script("CheckTail", unavailable());
         try (NovaClient client = NovaClient.builder().endpoints(a.hostPort()).retryBudget(Duration.ZERO).build()) {
