@@ -164,7 +164,16 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
     if (m != null) {
       m.tokenLookup();
     }
-    MetaQueryResult result = groups.queryMeta(MetaQuery.newBuilder().setGetToken(id).build());
+    MetaQueryResult result;
+    try {
+      result = groups.queryMeta(MetaQuery.newBuilder().setGetToken(id).build());
+    } catch (GatewayException e) {
+      if (e.detail().hasUnavailable()) {
+        throw new GatewayException(io.nova.protocol.errors.Errors.unavailable(false, "cannot verify the access"
+            + " token: the meta group has no leader or did not answer in time; nothing was done, retry"));
+      }
+      throw e;
+    }
     if (result.hasError() && result.getError().hasNotFound()) {
       return Optional.empty();
     }

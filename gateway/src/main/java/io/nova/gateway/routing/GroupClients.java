@@ -59,6 +59,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupClients implements AutoCloseable {
 
+  private static final String NO_REPLY_IN_TIME = "no reply in time";
+  /** How much sooner than a gRPC caller's deadline a blocking query gives up, in milliseconds. */
+  static final long CALLER_ANSWER_MARGIN_MS = 300;
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
 
   private final ClusterLayout layout;
@@ -189,10 +192,13 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of a shard group; blocks until it answers or {@link NodeTuning#readReplyMarginMs()}
-   * past the query's park time, then throws {@link GatewayException} (unavailable).
+   * past the query's park time (or shortly before the gRPC caller's deadline, if sooner), then throws
+   * {@link GatewayException} (unavailable).
    */
   public ShardQueryResult query(int shard, ShardQuery query) {
-    return join(queryAsync(shard, query));
+    long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
+    return join(queryAsync(layout.shard(shard), query, withinCallerDeadline(waitMs + readReplyMarginMs),
+        ShardQueryResult.parser()));
   }
 
   private static <T> T join(CompletableFuture<T> reply) {
@@ -255,7 +261,7 @@ public final class GroupClients implements AutoCloseable {
         ? failure.getCause() : failure;
     try {
       if (cause instanceof TimeoutException) {
-        throw new IOException("no reply in time (the group's leader may have failed)");
+        throw new IOException(NO_REPLY_IN_TIME);
       }
       if (cause != null) {
         throw cause instanceof IOException io ? io : new IOException(cause);
@@ -275,14 +281,31 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of the meta group; blocks until it answers or
-   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes, then throws {@link GatewayException}
+   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes (or shortly before the gRPC caller's deadline, if
+   * sooner), then throws {@link GatewayException}
    * (unavailable). Meta queries never park; each attempt has Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
    * resolves its stream through one; a 4 s bound with 15 s attempts failed appends in CI when the meta
    * leader was stopped).
    */
   public MetaQueryResult queryMeta(MetaQuery query) {
-    return join(queryAsync(layout.meta(), query, readRequestTimeout.toLong(TimeUnit.MILLISECONDS),
-        MetaQueryResult.parser()));
+    return join(queryAsync(layout.meta(), query,
+        withinCallerDeadline(readRequestTimeout.toLong(TimeUnit.MILLISECONDS)), MetaQueryResult.parser()));
+  }
+
+  /**
+   * {@code boundMs}, or less when the gRPC call being served ends sooner: a blocking query gives up
+   * {@link #CALLER_ANSWER_MARGIN_MS} (at most a quarter of what is left) before its caller's deadline, so
+   * the caller hears why (unavailable) instead of a bare deadline. Calls without a deadline (HTTP) keep
+   * {@code boundMs}.
+   */
+  private static long withinCallerDeadline(long boundMs) {
+    io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+    if (deadline == null) {
+      return boundMs;
+    }
+    long remainingMs = deadline.timeRemaining(TimeUnit.MILLISECONDS);
+    long answerByMs = remainingMs - Math.min(CALLER_ANSWER_MARGIN_MS, remainingMs / 4);
+    return Math.max(1, Math.min(boundMs, answerByMs));
   }
 
   private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
@@ -367,16 +390,30 @@ public final class GroupClients implements AutoCloseable {
       LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
     }
     return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
-        "group " + spec.name() + " could not serve the call: " + rootMessage(e)
-            + (mayHaveTakenEffect ? " (the write may have taken effect)" : "")));
+        "group " + spec.name() + " could not serve the call: " + whatFailed(e)));
   }
 
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
+  /**
+   * What went wrong, in the caller's terms. Ratis' own text names its exception classes and peer ids,
+   * which mean nothing to a client and describe the cluster's insides: it goes to the debug log only.
+   */
+  static String whatFailed(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof TimeoutException || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException
+          || (t.getMessage() != null && t.getMessage().startsWith(NO_REPLY_IN_TIME))) {
+        return NO_REPLY_IN_TIME + " (its leader may have failed, or too few of its nodes are up); retry";
+      }
+      if (t instanceof org.apache.ratis.protocol.exceptions.ReadIndexException
+          || t instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
+          || t instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
+          || t instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException) {
+        return "it has no leader (an election may be under way, or too few of its nodes are up); retry";
+      }
+      if (t instanceof java.net.ConnectException || t instanceof org.apache.ratis.protocol.exceptions.AlreadyClosedException) {
+        return "its nodes could not be reached; retry";
+      }
     }
-    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    return "its nodes did not complete the call; retry";
   }
 
   @Override
