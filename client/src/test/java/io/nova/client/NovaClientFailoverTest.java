@@ -209,6 +209,21 @@ class NovaClientFailoverTest {
     }
 
     @Test
+    void aRetriedCallReportsTheAnswerOfTheNodeThatAnsweredNotALaterRefusedConnection() {
+        // a answers slowly, so the budget is spent when the retry on the dead endpoint is refused.
+        a.script("CheckTail", new ScriptedServer.Delayed(Duration.ofMillis(450),
+                ScriptedServer.error(Status.Code.UNAVAILABLE, ErrorDetail.newBuilder()
+                        .setMessage("group shard-0 could not serve the call: it has no leader; retry")
+                        .setUnavailable(Unavailable.getDefaultInstance()).build())));
+        try (NovaClient client = NovaClient.builder().endpoints(List.of(a.hostPort(), ScriptedServer.deadEndpoint()))
+                .retryBudget(Duration.ofMillis(600)).random(new SplittableRandom(1)).build()) {
+            assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(UnavailableException.class)
+                    .hasMessageContaining("it has no leader").hasMessageNotContaining("refused");
+        }
+        assertThat(a.calls("CheckTail")).isEqualTo(1);
+    }
+
+    @Test
     void zeroBudgetMeansOneAttempt() {
         a.script("CheckTail", unavailable());
         try (NovaClient client = NovaClient.builder().endpoints(a.hostPort()).retryBudget(Duration.ZERO).build()) {

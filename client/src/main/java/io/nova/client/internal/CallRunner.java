@@ -95,15 +95,22 @@ public final class CallRunner {
     private <T> T runRetrying(CallInfo call, Function<EndpointPool.Endpoint, T> attempt) {
         long deadline = System.nanoTime() + retryBudgetNanos;
         boolean maybeSent = false;
+        // The last failure a server answered: reported rather than a later refused connection, which only
+        // says that endpoint is down, not why the node that did answer could not serve the call.
+        StatusRuntimeException answered = null;
         EndpointPool.Endpoint endpoint = pool.pick();
         for (int retry = 0; ; retry++) {
             try {
                 return attempt.apply(endpoint);
             } catch (StatusRuntimeException e) {
-                maybeSent |= !ErrorMapper.provablyNotSent(e);
+                boolean notSent = ErrorMapper.provablyNotSent(e);
+                maybeSent |= !notSent;
+                if (!notSent) {
+                    answered = e;
+                }
                 long delayNanos = backoff.delayNanos(Math.min(retry, 30));
                 if (!isRetryable(e) || System.nanoTime() + delayNanos > deadline) {
-                    throw ErrorMapper.map(e, call, maybeSent);
+                    throw ErrorMapper.map(notSent && answered != null ? answered : e, call, maybeSent);
                 }
                 EndpointPool.Endpoint next = pool.failover(endpoint);
                 log.debug("{} failed on {} ({}); retry {} on {} in {} ms", call.describe(), endpoint.hostPort(),
