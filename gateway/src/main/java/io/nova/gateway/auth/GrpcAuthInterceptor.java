@@ -48,10 +48,15 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
       ServerCallHandler<ReqT, RespT> next) {
     String rpc = call.getMethodDescriptor().getFullMethodName();
-    String authorization = headers.get(AUTHORIZATION);
+    Iterable<String> values = headers.getAll(AUTHORIZATION);
+    java.util.List<String> authorizations = new java.util.ArrayList<>();
+    if (values != null) {
+      values.forEach(authorizations::add);
+    }
+    String authorization = authorizations.isEmpty() ? null : authorizations.get(0);
     Principal principal;
     try {
-      principal = authorizer.authenticate(rpc, authorization);
+      principal = authorizer.authenticate(rpc, authorizations);
     } catch (GatewayException e) {
       refuse(call, e);
       return new ServerCall.Listener<>() {};
