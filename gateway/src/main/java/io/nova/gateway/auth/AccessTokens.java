@@ -65,6 +65,14 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
 
   private void checkWithinIssuer(IssueAccessTokenRequest request, Principal issuer) {
     AccessScope requested = AccessScope.of(request.getScope());
+    if (requested.basinPrefix().equals("/")) {
+      // The shape rule lets a lone "/" through, but it is the exact name of no basin: the token would
+      // match nothing. (Checked here, not at apply, so the meta log replays as it did.)
+      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("scope.basin_prefix",
+          "[a-z0-9-]* and an optional trailing /, not / alone", "basin prefix '/' names no basin: give the start"
+              + " of basin names ([a-z0-9-]), a whole basin name followed by / for exactly that basin, or nothing"
+              + " for every basin"));
+    }
     if (requested.operations().contains(io.nova.proto.v1.Operation.OPERATION_CLUSTER_ADMIN)
         && !requested.isUnscoped()) {
       throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("scope.basin_prefix",

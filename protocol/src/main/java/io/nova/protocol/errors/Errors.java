@@ -75,10 +75,12 @@ public final class Errors {
         .build();
   }
 
-  /** NOT_FOUND: {@code resource} ("basin" or "stream") named {@code name} does not exist. */
+  /** NOT_FOUND: {@code resource} ("basin", "stream" or "access token") named {@code name} does not exist. */
   public static ErrorDetail notFound(String resource, String name) {
     return ErrorDetail.newBuilder()
-        .setMessage(resource + " " + Quoting.quoted(name) + " does not exist (check the name, or create it)")
+        .setMessage(resource + " " + Quoting.quoted(name) + " does not exist ("
+            + (resource.equals("access token") ? "check the id: nova token list shows every token's"
+                : "check the name, or create it") + ")")
         .setNotFound(NotFound.newBuilder().setResource(resource).setName(name))
         .build();
   }
