@@ -3,6 +3,8 @@ package io.nova.gateway.routing;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
@@ -23,6 +25,7 @@ import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +45,13 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -299,7 +308,7 @@ public final class GroupClients implements AutoCloseable {
    * {@code boundMs}.
    */
   private static long withinCallerDeadline(long boundMs) {
-    io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+    Deadline deadline = Context.current().getDeadline();
     if (deadline == null) {
       return boundMs;
     }
@@ -390,7 +399,9 @@ public final class GroupClients implements AutoCloseable {
       LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
     }
     return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
-        "group " + spec.name() + " could not serve the call: " + whatFailed(e)));
+        "group " + spec.name() + " could not serve the call: " + whatFailed(e)
+            // A retry is advice only when nothing happened; an unknown write's caller must read back first.
+            + (mayHaveTakenEffect ? "" : "; retry")));
   }
 
   /**
@@ -399,21 +410,19 @@ public final class GroupClients implements AutoCloseable {
    */
   static String whatFailed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof TimeoutException || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException
+      if (t instanceof TimeoutException || t instanceof TimeoutIOException
           || (t.getMessage() != null && t.getMessage().startsWith(NO_REPLY_IN_TIME))) {
-        return NO_REPLY_IN_TIME + " (its leader may have failed, or too few of its nodes are up); retry";
+        return NO_REPLY_IN_TIME + " (its leader may have failed, or too few of its nodes are up)";
       }
-      if (t instanceof org.apache.ratis.protocol.exceptions.ReadIndexException
-          || t instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
-          || t instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
-          || t instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException) {
-        return "it has no leader (an election may be under way, or too few of its nodes are up); retry";
+      if (t instanceof ReadIndexException || t instanceof NotLeaderException
+          || t instanceof LeaderNotReadyException || t instanceof LeaderSteppingDownException) {
+        return "it has no leader (an election may be under way, or too few of its nodes are up)";
       }
-      if (t instanceof java.net.ConnectException || t instanceof org.apache.ratis.protocol.exceptions.AlreadyClosedException) {
-        return "its nodes could not be reached; retry";
+      if (t instanceof ConnectException || t instanceof AlreadyClosedException) {
+        return "its nodes could not be reached";
       }
     }
-    return "its nodes did not complete the call; retry";
+    return "its nodes did not complete the call";
   }
 
   @Override
