@@ -70,7 +70,10 @@ import picocli.CommandLine.Spec;
       "1:failure (not found, unavailable, ...)",
       "2:bad usage or invalid input",
       "3:sequence mismatch (--match-seq-num missed the tail)",
-      "4:fenced out (wrong fencing token)"
+      "4:fenced out (wrong fencing token)",
+      "5:append done, but resent batches may hold duplicates (see its message)",
+      "6:unauthenticated (missing, malformed, expired or revoked access token)",
+      "7:permission denied (the access token does not cover the call)"
     })
 public final class Main implements Runnable {
 
@@ -161,6 +164,7 @@ public final class Main implements Runnable {
     Main main = new Main(in, out, err);
     CommandLine cmd = new CommandLine(main);
     dropClientOptions(cmd.getSubcommands().get("server").getCommandSpec());
+    dropClientOptions(cmd.getSubcommands().get("dev").getCommandSpec());
     cmd.setOut(new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(Main::handleParameterException);
@@ -169,8 +173,8 @@ public final class Main implements Runnable {
   }
 
   /**
-   * {@code --endpoints} and {@code --timeout} are inherited by every verb, but {@code server} runs a node
-   * rather than calling one: take them off it, so its help does not list them and passing them is an
+   * {@code --endpoints} and {@code --timeout} are inherited by every verb, but {@code server} and
+   * {@code dev} run nodes rather than calling them: take them off those, so its help does not list them and passing them is an
    * unknown-option error instead of being silently ignored.
    */
   private static void dropClientOptions(CommandSpec command) {
@@ -223,6 +227,11 @@ public final class Main implements Runnable {
       builder.tlsClientCertificate(Path.of(tlsCert), Path.of(tlsKey));
     }
     if (!accessToken.isBlank()) {
+      if (!accessToken.strip().chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        // Said here in the option's terms: the SDK's own check names its builder field.
+        throw new InputException("--token (or NOVA_ACCESS_TOKEN) must be the token 'nova token issue' printed:"
+            + " printable ASCII (nvt.ID.SECRET), no spaces, line breaks or other characters");
+      }
       builder.accessToken(accessToken.strip());
     }
     return builder.build();

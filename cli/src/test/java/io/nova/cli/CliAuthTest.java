@@ -129,6 +129,19 @@ class CliAuthTest {
     Result prefix = nova("", token, "token", "issue", "--ops", "read", "--basin-prefix", "Team/");
     assertThat(prefix.exitCode()).as(prefix.err()).isEqualTo(ExitCodes.USAGE);
     assertThat(prefix.err()).contains("basin prefix");
+    Result slash = nova("", token, "token", "issue", "--ops", "read", "--basin-prefix", "/");
+    assertThat(slash.exitCode()).as(slash.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(slash.err()).contains("basin prefix '/' names no basin");
+    Result scopedAdmin = nova("", token, "token", "issue", "--ops", "cluster-admin", "--basin-prefix", "demo/");
+    assertThat(scopedAdmin.exitCode()).as(scopedAdmin.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(scopedAdmin.err()).contains("cluster-admin token cannot have a basin or stream prefix");
+  }
+
+  @Test
+  void revokingAnUnknownIdSaysToCheckTheId() {
+    Result revoke = nova("", "--token=" + admin, "token", "revoke", "AAAAAAAAAAA");
+    assertThat(revoke.exitCode()).as(revoke.err()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(revoke.err()).contains("does not exist").contains("nova token list").doesNotContain("create it");
   }
 
   @Test

@@ -210,4 +210,27 @@ class MainTest {
     assertThat(r.out()).contains("--config").doesNotContain("--endpoints", "--timeout");
     assertThat(run("", "read", "--help").out()).contains("--endpoints", "--timeout");
   }
+
+  @Test
+  void devHelpListsItsPortsAndNoClientOptions() {
+    Result r = run("", "dev", "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("--port-base", "HTTP", "7901").doesNotContain("--endpoints", "--timeout", "--token",
+        "--tls-ca");
+  }
+
+  @Test
+  void helpListsEveryExitCode() {
+    String help = run("", "--help").out();
+    for (int code = 0; code <= 7; code++) {
+      assertThat(help).as("exit code %d", code).containsPattern("(?m)^\\s+" + code + "\\s+\\S");
+    }
+  }
+
+  @Test
+  void aTokenWithCharactersAHeaderCannotCarryIsAUsageErrorNamingTheOption() {
+    Result r = run("", "check-tail", "nova://b/s", NOWHERE, "--token", "nvt.\u00e9t\u00e9");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).startsWith("nova: ").contains("--token").doesNotContain("accessToken");
+  }
 }

@@ -71,7 +71,9 @@ import java.util.random.RandomGenerator;
  * Writes ({@link #append}, {@link #appendMatch}, {@link #fence}, {@code create*}, {@code delete*}) make
  * <em>one</em> wire attempt, so their outcome is definite whenever the error says so: they move on to
  * the next endpoint only when the connection was refused (the request never left the client). Each wire
- * attempt has the {@linkplain Builder#requestTimeout request timeout} as its deadline.
+ * attempt has the {@linkplain Builder#requestTimeout request timeout} as its deadline, and a whole call
+ * (its attempts and back-off) ends within the longer of the request timeout and the retry budget from its
+ * start (plus a read's {@linkplain ReadOptions#waitFor() wait}).
  *
  * <p><b>Errors.</b> Every operating error is an unchecked {@link NovaException} subclass; see each
  * method. {@link NovaException#mayHaveTakenEffect()} false means nothing happened. A batch outside 1 to
@@ -101,7 +103,7 @@ public final class NovaClient implements AutoCloseable {
         this.random = b.random;
         this.retryBudget = b.retryBudget;
         this.pool = new EndpointPool(b.endpoints, b.connectTimeout, b.credentials(), b.accessToken);
-        this.runner = new CallRunner(pool, b.retryBudget, new Backoff(b.random));
+        this.runner = new CallRunner(pool, b.requestTimeout, b.retryBudget, new Backoff(b.random));
     }
 
     /** A builder with the documented defaults and no endpoints. */
@@ -299,7 +301,7 @@ public final class NovaClient implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         // The wait spans retries: each attempt waits only for what is left of it.
         long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
-        return call(CallInfo.of("Read", address, CallKind.READ), e -> {
+        return call(CallInfo.of("Read", address, CallKind.READ), options.waitFor(), e -> {
             long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
             io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
                     .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
@@ -559,10 +561,15 @@ public final class NovaClient implements AutoCloseable {
     }
 
     private <T> T call(CallInfo info, java.util.function.Function<EndpointPool.Endpoint, T> attempt) {
+        return call(info, Duration.ZERO, attempt);
+    }
+
+    private <T> T call(CallInfo info, Duration serverWait,
+            java.util.function.Function<EndpointPool.Endpoint, T> attempt) {
         if (closed.get()) {
             throw new IllegalStateException("NovaClient is closed");
         }
-        return runner.run(info, attempt);
+        return runner.run(info, serverWait, attempt);
     }
 
     private io.nova.proto.v1.DataPlaneGrpc.DataPlaneBlockingStub data(EndpointPool.Endpoint e) {
@@ -725,7 +732,8 @@ public final class NovaClient implements AutoCloseable {
 
         /**
          * How long an idempotent call may keep retrying across endpoints, measured from its start;
-         * zero disables retries. Default 15 s. A call can take up to this plus one request timeout.
+         * zero disables retries. Default 15 s. A whole call ends within the longer of this and the request
+         * timeout (plus a read's wait): an attempt started late gets only what is left.
          */
         public Builder retryBudget(Duration retryBudget) {
             this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");

@@ -193,6 +193,37 @@ class NovaClientFailoverTest {
     }
 
     @Test
+    void aRetryStartedLateGetsOnlyWhatIsLeftOfTheCallsBound() {
+        // The first attempt fails just before the bound; the retry must not get a whole request timeout.
+        a.script("CheckTail", new ScriptedServer.Delayed(Duration.ofMillis(1_500), unavailable()),
+                new ScriptedServer.Delayed(Duration.ofSeconds(10), TAIL_REPLY));
+        try (NovaClient client = NovaClient.builder().endpoints(a.hostPort()).requestTimeout(Duration.ofSeconds(2))
+                .retryBudget(Duration.ofSeconds(2)).random(new SplittableRandom(1)).build()) {
+            long startNanos = System.nanoTime();
+            assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(DeadlineExceededException.class)
+                    .hasMessageContaining("no answer within the deadline").hasMessageNotContaining("Name resolution");
+            long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
+            assertThat(tookMs).as("the whole call ends within its 2 s bound and a little slack").isLessThan(2_500);
+        }
+        assertThat(a.calls("CheckTail")).isEqualTo(2);
+    }
+
+    @Test
+    void aRetriedCallReportsTheAnswerOfTheNodeThatAnsweredNotALaterRefusedConnection() {
+        // a answers slowly, so the budget is spent when the retry on the dead endpoint is refused.
+        a.script("CheckTail", new ScriptedServer.Delayed(Duration.ofMillis(450),
+                ScriptedServer.error(Status.Code.UNAVAILABLE, ErrorDetail.newBuilder()
+                        .setMessage("group shard-0 could not serve the call: it has no leader; retry")
+                        .setUnavailable(Unavailable.getDefaultInstance()).build())));
+        try (NovaClient client = NovaClient.builder().endpoints(List.of(a.hostPort(), ScriptedServer.deadEndpoint()))
+                .retryBudget(Duration.ofMillis(600)).random(new SplittableRandom(1)).build()) {
+            assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(UnavailableException.class)
+                    .hasMessageContaining("it has no leader").hasMessageNotContaining("refused");
+        }
+        assertThat(a.calls("CheckTail")).isEqualTo(1);
+    }
+
+    @Test
     void zeroBudgetMeansOneAttempt() {
         a.script("CheckTail", unavailable());
         try (NovaClient client = NovaClient.builder().endpoints(a.hostPort()).retryBudget(Duration.ZERO).build()) {

@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "dev", mixinStandardHelpOptions = true,
     description = {
-      "Start a local cluster: one OS process per node (api ports 7701.., raft ports 7801..), create "
+      "Start a local cluster: one OS process per node (gRPC API ports 7701.., Raft ports 7801.., HTTP API "
+          + "ports 7901..), create "
           + "the basin 'demo', print endpoints, PIDs and log files, and wait. Ctrl-C stops every node.",
       "A node that dies is reported, not restarted."
     })
@@ -43,8 +44,8 @@ public final class DevCommand implements Callable<Integer> {
   Integer shards;
 
   @Option(names = "--port-base", paramLabel = "PORT", defaultValue = "" + DevClusterPlan.PORT_BASE_DEFAULT,
-      description = "Node i listens for clients on PORT+i and for Raft on PORT+100+i "
-          + "(default: ${DEFAULT-VALUE}).")
+      description = "Node i listens for gRPC clients on PORT+i, for Raft on PORT+100+i and for HTTP "
+          + "clients on PORT+200+i (default: ${DEFAULT-VALUE}).")
   int portBase;
 
   @Option(names = "--ready-timeout", paramLabel = "DURATION", defaultValue = "60s",

@@ -7,6 +7,7 @@ import io.nova.client.StreamAddress;
 import io.nova.client.TrimResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import io.nova.cli.SeqNumConverter;
 import picocli.CommandLine.Parameters;
 
 /** {@code trim}: makes the records below a seq_num unreadable and prints where the stream starts now. */
@@ -21,7 +22,8 @@ public final class TrimCommand extends ClientCommand {
   @Parameters(index = "0", paramLabel = "nova://BASIN/STREAM")
   String uri;
 
-  @Parameters(index = "1", paramLabel = "SEQ_NUM", description = "The new first retained seq_num (0 or more).")
+  @Parameters(index = "1", paramLabel = "SEQ_NUM", converter = SeqNumConverter.class,
+      description = "The new first retained seq_num (0 or more).")
   long seqNum;
 
   @Option(names = "--fencing-token", paramLabel = "TOKEN",
@@ -31,10 +33,6 @@ public final class TrimCommand extends ClientCommand {
   @Override
   protected int run(NovaClient client) {
     StreamAddress address = Addresses.stream(uri);
-    if (seqNum < 0) {
-      err().println("SEQ_NUM must be 0 or more, got " + seqNum);
-      return ExitCodes.USAGE;
-    }
     TrimResult result = fencingToken == null ? client.trim(address, seqNum)
         : client.presenting(fencingToken).trim(address, seqNum);
     err().println(result.moved()

@@ -200,7 +200,10 @@ public final class DevCluster implements AutoCloseable {
           adminTokenFile = tokenFile.get();
           clientBuilder.accessToken(adminToken);
         }
-        try (NovaClient client = clientBuilder.build()) {
+        // The create may take what is left of --ready-timeout (a first meta write on a loaded machine, with
+        // TLS handshakes to every node, can take longer than one poll), but not more.
+        Duration left = Duration.ofNanos(Math.max(deadlineNanos - System.nanoTime(), POLL_REQUEST_TIMEOUT.toNanos()));
+        try (NovaClient client = clientBuilder.requestTimeout(left).build()) {
           client.createBasin(DEMO_BASIN);
           return;
         } catch (AlreadyExistsException e) {

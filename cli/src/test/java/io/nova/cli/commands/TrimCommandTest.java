@@ -68,6 +68,16 @@ class TrimCommandTest {
   }
 
   @Test
+  void aSeqNumThatIsNotOneIsAUsageErrorSayingWhatASeqNumIs() {
+    for (String bad : new String[] {"-1", "abc", "1.5"}) {
+      CliRun.Result trim = nova("", "trim", "nova://demo/logs", bad);
+      assertThat(trim.exitCode()).as(trim.err()).isEqualTo(ExitCodes.USAGE);
+      assertThat(trim.err()).startsWith("nova").contains("is not a seq_num").contains("whole number from 0")
+          .doesNotContain("long");
+    }
+  }
+
+  @Test
   void aFencedStreamNeedsTheTokenToTrim() {
     assertThat(nova("", "create-stream", "nova://demo/fenced").exitCode()).isZero();
     assertThat(nova("a\nb\n", "append", "nova://demo/fenced").exitCode()).isZero();

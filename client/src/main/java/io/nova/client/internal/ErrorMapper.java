@@ -31,6 +31,13 @@ import java.net.UnknownHostException;
  */
 public final class ErrorMapper {
 
+    /**
+     * What a deadline that passed before any answer means. gRPC's own text for it lists its connection
+     * internals (name resolution delay, open streams), which tell a caller nothing.
+     */
+    static final String NO_ANSWER_IN_TIME = "no answer within the deadline (the cluster may be degraded: a leader"
+            + " lost or too few nodes up); retry, or allow more time";
+
     private ErrorMapper() {
     }
 
@@ -45,7 +52,8 @@ public final class ErrorMapper {
         Status status = e.getStatus();
         ErrorDetail detail = detailOf(e);
         String text = call.describe() + ": " + (detail != null && !detail.getMessage().isEmpty()
-                ? detail.getMessage() : describe(status));
+                ? detail.getMessage() : detail == null && status.getCode() == Status.Code.DEADLINE_EXCEEDED
+                ? NO_ANSWER_IN_TIME : describe(status));
         boolean ambiguous = call.kind().mutates() && maybeSent;
         if (detail != null) {
             NovaException typed = fromDetail(detail, status, text, call, ambiguous, e);

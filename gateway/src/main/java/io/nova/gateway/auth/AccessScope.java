@@ -2,9 +2,11 @@ package io.nova.gateway.auth;
 
 import io.nova.proto.v1.AccessTokenScope;
 import io.nova.proto.v1.Operation;
+import io.nova.protocol.auth.Operations;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What a token may do: operations on the basins and streams its prefixes match. A basin {@code B}
@@ -65,10 +67,39 @@ public record AccessScope(String basinPrefix, String streamPrefix, Set<Operation
     return Optional.empty();
   }
 
-  /** Why a cluster-wide operation is refused, or empty. */
+  /**
+   * Why a cluster-wide operation is refused, or empty. {@code cluster-admin} reaches every basin (tokens,
+   * status, metrics), so it also needs a token not narrowed to a basin or stream prefix: a narrowed one
+   * could otherwise issue itself an unscoped token (ADR 0019).
+   */
   public Optional<String> refusalForCluster(Operation operation) {
-    return operations.contains(operation) ? Optional.empty()
-        : Optional.of("the token's operations do not include it");
+    if (!operations.contains(operation)) {
+      return Optional.of("the token's operations do not include it");
+    }
+    if (operation == Operation.OPERATION_CLUSTER_ADMIN && !isUnscoped()) {
+      return Optional.of("cluster-admin needs a token without a basin or stream prefix");
+    }
+    return Optional.empty();
+  }
+
+  /** Whether the token reaches every basin and stream (both prefixes empty). */
+  public boolean isUnscoped() {
+    return basinPrefix.isEmpty() && streamPrefix.isEmpty();
+  }
+
+  /**
+   * Why a token holding this scope may not issue a token with {@code requested}, or empty: the issued
+   * token may only hold operations this one holds, so a token-management key cannot mint a key that
+   * does more than it could itself. (Prefixes need no check here: issuing needs {@code cluster-admin},
+   * which only an unscoped token holds.)
+   */
+  public Optional<String> refusalToIssue(AccessScope requested) {
+    if (!operations.containsAll(requested.operations())) {
+      String extra = requested.operations().stream().filter(op -> !operations.contains(op))
+          .map(Operations::name).collect(Collectors.joining(","));
+      return Optional.of("the issuing token lacks " + extra + ": a token can only issue operations it holds itself");
+    }
+    return Optional.empty();
   }
 
   /**

@@ -49,9 +49,50 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
     this.metrics = authorizer.metrics();
   }
 
-  /** Issues a token; the answer carries its secret, which is not kept anywhere. */
-  public IssueAccessTokenResponse issue(IssueAccessTokenRequest request) {
+  /**
+   * Issues a token on behalf of {@code issuer}; the answer carries its secret, which is not kept anywhere.
+   * The issued token may not reach further than the issuer's (ADR 0019): its operations are a subset of
+   * the issuer's, it expires no later, and a scope with {@code cluster-admin} has no prefix.
+   *
+   * @param issuer the verified caller, or null when auth is off (then only the scope's own rules apply)
+   * @throws GatewayException INVALID_ARGUMENT for a malformed scope or a cluster-admin scope with a prefix,
+   *     PERMISSION_DENIED when the token would reach further than the issuer's
+   */
+  public IssueAccessTokenResponse issue(IssueAccessTokenRequest request, Principal issuer) {
+    checkWithinIssuer(request, issuer);
     return issue(request, false).orElseThrow();
+  }
+
+  private void checkWithinIssuer(IssueAccessTokenRequest request, Principal issuer) {
+    AccessScope requested = AccessScope.of(request.getScope());
+    if (requested.basinPrefix().equals("/")) {
+      // The shape rule lets a lone "/" through, but it is the exact name of no basin: the token would
+      // match nothing. (Checked here, not at apply, so the meta log replays as it did.)
+      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("scope.basin_prefix",
+          "[a-z0-9-]* and an optional trailing /, not / alone", "basin prefix '/' names no basin: give the start"
+              + " of basin names ([a-z0-9-]), a whole basin name followed by / for exactly that basin, or nothing"
+              + " for every basin"));
+    }
+    if (requested.operations().contains(io.nova.proto.v1.Operation.OPERATION_CLUSTER_ADMIN)
+        && !requested.isUnscoped()) {
+      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("scope.basin_prefix",
+          "empty with cluster-admin", "a cluster-admin token cannot have a basin or stream prefix (cluster-admin"
+              + " reaches every basin): issue it without prefixes, or leave cluster-admin out"));
+    }
+    if (issuer == null) {
+      return;
+    }
+    Optional<String> refusal = issuer.scope().refusalToIssue(requested);
+    long issuerExpiresAtMs = issuer.expiresAtMs();
+    if (refusal.isEmpty() && issuerExpiresAtMs != 0
+        && (request.getTtlMs() == 0 || clock.millis() + request.getTtlMs() > issuerExpiresAtMs)) {
+      refusal = Optional.of("the token would outlive the issuing token, which expires at "
+          + java.time.Instant.ofEpochMilli(issuerExpiresAtMs) + "; ask for a shorter --expires");
+    }
+    refusal.ifPresent(why -> {
+      throw new GatewayException(io.nova.protocol.errors.Errors.permissionDenied("cluster-admin",
+          "cluster", why));
+    });
   }
 
   /**
@@ -131,7 +172,16 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
     if (m != null) {
       m.tokenLookup();
     }
-    MetaQueryResult result = groups.queryMeta(MetaQuery.newBuilder().setGetToken(id).build());
+    MetaQueryResult result;
+    try {
+      result = groups.queryMeta(MetaQuery.newBuilder().setGetToken(id).build());
+    } catch (GatewayException e) {
+      if (e.detail().hasUnavailable()) {
+        throw new GatewayException(io.nova.protocol.errors.Errors.unavailable(false, "cannot verify the access"
+            + " token: the meta group has no leader or did not answer in time; nothing was done, retry"));
+      }
+      throw e;
+    }
     if (result.hasError() && result.getError().hasNotFound()) {
       return Optional.empty();
     }

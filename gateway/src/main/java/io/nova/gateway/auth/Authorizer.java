@@ -2,6 +2,7 @@ package io.nova.gateway.auth;
 
 import io.nova.gateway.errors.GatewayException;
 import io.nova.protocol.errors.Errors;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,9 +43,34 @@ public final class Authorizer {
     } catch (GatewayException e) {
       if (e.detail().hasUnauthenticated()) {
         metrics.unauthenticated();
-        LOG.info("refused {}: access token {}", call, e.detail().getUnauthenticated().getReason());
+        LOG.info("refused {}: access token {}{}", call, e.detail().getUnauthenticated().getReason(),
+            tokenIdOf(authorization).map(id -> " (token " + id + ")").orElse(""));
       }
       throw e;
+    }
+  }
+
+  /**
+   * As {@link #authenticate(String, String)} for every {@code Authorization} value a request carried: more
+   * than one is refused (UNAUTHENTICATED, malformed) rather than silently using one of them, since a
+   * proxy and a client adding one each would otherwise decide the call's identity by header order.
+   */
+  public Principal authenticate(String call, List<String> authorizations) {
+    if (authorizations.size() > 1) {
+      metrics.unauthenticated();
+      LOG.info("refused {}: access token malformed ({} Authorization headers)", call, authorizations.size());
+      throw new GatewayException(Errors.unauthenticated("malformed", "the request carries "
+          + authorizations.size() + " Authorization headers; send exactly one ('Authorization: Bearer TOKEN')"));
+    }
+    return authenticate(call, authorizations.isEmpty() ? null : authorizations.get(0));
+  }
+
+  /** The public id of a well-formed token in {@code authorization}, for the log; never the secret. */
+  private static Optional<String> tokenIdOf(String authorization) {
+    try {
+      return Optional.of(TokenFormat.parse(bearerOf(authorization)).id());
+    } catch (GatewayException malformed) {
+      return Optional.empty();
     }
   }
 

@@ -35,6 +35,8 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   /** The caller's {@code authorization} value, set for the call's handlers once it was verified. */
   public static final Context.Key<String> BEARER = Context.key("nova-authorization");
+  /** The caller's verified {@link Principal}, set for the call's handlers (token issue checks against it). */
+  public static final Context.Key<Principal> PRINCIPAL = Context.key("nova-principal");
 
   private final Authorizer authorizer;
 
@@ -46,17 +48,22 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
       ServerCallHandler<ReqT, RespT> next) {
     String rpc = call.getMethodDescriptor().getFullMethodName();
-    String authorization = headers.get(AUTHORIZATION);
+    Iterable<String> values = headers.getAll(AUTHORIZATION);
+    java.util.List<String> authorizations = new java.util.ArrayList<>();
+    if (values != null) {
+      values.forEach(authorizations::add);
+    }
+    String authorization = authorizations.isEmpty() ? null : authorizations.get(0);
     Principal principal;
     try {
-      principal = authorizer.authenticate(rpc, authorization);
+      principal = authorizer.authenticate(rpc, authorizations);
     } catch (GatewayException e) {
       refuse(call, e);
       return new ServerCall.Listener<>() {};
     }
     // The first message is needed to know what the call is about: ask for it ourselves.
     call.request(1);
-    return new Gate<>(call, headers, next, rpc, principal, Context.current().withValue(BEARER, authorization));
+    return new Gate<>(call, headers, next, rpc, principal, Context.current().withValues(BEARER, authorization, PRINCIPAL, principal));
   }
 
   /** Ends the call with the typed error, as every Nova RPC answers one (the detail in the trailers). */

@@ -3,6 +3,7 @@ package io.nova.gateway.controlplane;
 import io.grpc.stub.StreamObserver;
 import io.nova.gateway.auth.AccessTokens;
 import io.nova.gateway.errors.UnaryCalls;
+import io.nova.gateway.auth.GrpcAuthInterceptor;
 import io.nova.proto.v1.IssueAccessTokenRequest;
 import io.nova.proto.v1.IssueAccessTokenResponse;
 import io.nova.proto.v1.ListAccessTokensRequest;
@@ -70,7 +71,12 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
       super.issueAccessToken(request, observer);
       return;
     }
-    UnaryCalls.serve("IssueAccessToken", observer, () -> tokens.issue(request));
+    UnaryCalls.serve("IssueAccessToken", observer, () -> tokens.issue(request, issuer()));
+  }
+
+  /** The verified caller, or null when auth is off (the interceptor sets it for every call otherwise). */
+  private static io.nova.gateway.auth.Principal issuer() {
+    return GrpcAuthInterceptor.PRINCIPAL.get();
   }
 
   @Override

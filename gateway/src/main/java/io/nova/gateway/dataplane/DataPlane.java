@@ -196,7 +196,27 @@ public final class DataPlane {
     if (request.hasFencingToken()) {
       RequestChecks.fencingToken(request.getFencingToken());
     }
-    ShardResult result = router.write(request.getBasin(), request.getStream(), info -> {
+    ShardResult result;
+    try {
+      result = trimWrite(request);
+    } catch (GatewayException e) {
+      throw e.detail().hasFencedOut() ? new GatewayException(trimFencedOut(e.detail())) : e;
+    }
+    return switch (result.getKindCase()) {
+      case TRIMMED -> result.getTrimmed();
+      case ERROR -> throw new GatewayException(result.getError().hasFencedOut()
+          ? trimFencedOut(result.getError()) : result.getError());
+      default -> throw unexpected("Trim", result.getKindCase());
+    };
+  }
+
+  /** A trim's fence refusal says what did not happen: nothing was trimmed (the shard says "appended"). */
+  private static io.nova.proto.v1.ErrorDetail trimFencedOut(io.nova.proto.v1.ErrorDetail fenced) {
+    return io.nova.protocol.errors.Errors.fencedOut(fenced.getFencedOut().getInstalledToken(), "trimmed");
+  }
+
+  private ShardResult trimWrite(TrimRequest request) {
+    return router.write(request.getBasin(), request.getStream(), info -> {
       TrimCommand.Builder trim = TrimCommand.newBuilder().setStreamId(info.getStreamId())
           .setSeqNum(request.getSeqNum());
       if (request.hasFencingToken()) {
@@ -204,11 +224,6 @@ public final class DataPlane {
       }
       return ShardCommand.newBuilder().setTrim(trim).build();
     });
-    return switch (result.getKindCase()) {
-      case TRIMMED -> result.getTrimmed();
-      case ERROR -> throw new GatewayException(result.getError());
-      default -> throw unexpected("Trim", result.getKindCase());
-    };
   }
 
   /** The installed fencing token ("" when none). */

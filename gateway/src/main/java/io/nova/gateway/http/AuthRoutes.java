@@ -53,7 +53,8 @@ public final class AuthRoutes implements HttpRoutes {
       return;
     }
     String call = ctx.method() + " " + pattern;
-    Principal principal = authorizer.authenticate(call, ctx.header("Authorization"));
+    Principal principal = authorizer.authenticate(call,
+        java.util.Collections.list(ctx.req().getHeaders("Authorization")));
     ctx.attribute(PRINCIPAL, principal);
     ctx.attribute(AUTH, this);
     required(ctx, pattern).ifPresent(access -> authorizer.check(call, principal, access));

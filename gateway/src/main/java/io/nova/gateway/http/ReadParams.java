@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * The query parameters of {@code GET .../records}: where to start ({@code seq_num}, {@code timestamp} or
- * {@code tail_offset}, at most one; default seq_num 0), how much ({@code count}, {@code bytes}), where to
+ * {@code tail_offset}, at most one; default the first retained record, as with {@code clamp}), how much ({@code count}, {@code bytes}), where to
  * stop ({@code until}), {@code clamp}, and for a one-shot read {@code wait} (seconds, 0–60) or for an SSE
  * session {@code heartbeat_ms} (100–10000, default 3000). Same meanings as the gRPC {@code ReadRequest}.
  * {@code shape} chooses how records are written ({@link RecordShape}).
@@ -39,7 +39,9 @@ record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
 
   /**
    * Parses an SSE read session. A {@value #LAST_EVENT_ID} header (sent by a reconnecting EventSource)
-   * overrides the start: the session resumes at that seq_num + 1, without clamping.
+   * overrides the start: the session resumes at that seq_num + 1, clamped as the request's {@code clamp}
+   * says (so a session asked to clamp resumes at the first retained record when the stream was trimmed
+   * past where it was).
    *
    * @param heartbeatDefaultMs the heartbeat when the request names none, in ms
    */
@@ -49,7 +51,7 @@ record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
     String lastEventId = ctx.header(LAST_EVENT_ID);
     if (lastEventId != null && !lastEventId.isBlank()) {
       long last = lastEventId(lastEventId);
-      b.setStart(ReadStart.newBuilder().setSeqNum(last + 1)).setClamp(false);
+      b.setStart(ReadStart.newBuilder().setSeqNum(last + 1));
     }
     int heartbeatMs = q.intInRange("heartbeat_ms", Limits.READ_SESSION_HEARTBEAT_MS_MIN,
         Limits.READ_SESSION_HEARTBEAT_MS_MAX).orElse(heartbeatDefaultMs);
@@ -96,6 +98,10 @@ record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
     b.setLimit(limit);
     q.nonNegativeLong("until").ifPresent(b::setUntil);
     q.bool("clamp").ifPresent(b::setClamp);
+    if (starts == 0) {
+      // No start means "from the first record the stream still has": after a trim that is not seq_num 0.
+      b.setClamp(true);
+    }
     return b;
   }
 

@@ -5,6 +5,8 @@ import com.codahale.metrics.MetricRegistry;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
@@ -25,6 +27,7 @@ import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,8 +48,13 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -63,6 +71,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupClients implements AutoCloseable {
 
+  private static final String NO_REPLY_IN_TIME = "no reply in time";
+  /** How much sooner than a gRPC caller's deadline a blocking query gives up, in milliseconds. */
+  static final long CALLER_ANSWER_MARGIN_MS = 300;
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
 
   private final ClusterLayout layout;
@@ -318,10 +329,13 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of a shard group; blocks until it answers or {@link NodeTuning#readReplyMarginMs()}
-   * past the query's park time, then throws {@link GatewayException} (unavailable).
+   * past the query's park time (or shortly before the gRPC caller's deadline, if sooner), then throws
+   * {@link GatewayException} (unavailable).
    */
   public ShardQueryResult query(int shard, ShardQuery query) {
-    return join(queryAsync(shard, query));
+    long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
+    return join(queryAsync(layout.shard(shard), query, withinCallerDeadline(waitMs + readReplyMarginMs),
+        ShardQueryResult.parser()));
   }
 
   private static <T> T join(CompletableFuture<T> reply) {
@@ -384,7 +398,7 @@ public final class GroupClients implements AutoCloseable {
         ? failure.getCause() : failure;
     try {
       if (cause instanceof TimeoutException) {
-        throw new IOException("no reply in time (the group's leader may have failed)");
+        throw new IOException(NO_REPLY_IN_TIME);
       }
       if (cause != null) {
         throw cause instanceof IOException io ? io : new IOException(cause);
@@ -404,14 +418,31 @@ public final class GroupClients implements AutoCloseable {
 
   /**
    * A linearizable query of the meta group; blocks until it answers or
-   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes, then throws {@link GatewayException}
+   * {@link NodeTuning#shardReadRequestTimeoutMs()} passes (or shortly before the gRPC caller's deadline, if
+   * sooner), then throws {@link GatewayException}
    * (unavailable). Meta queries never park; each attempt has Ratis' short request timeout, and the whole query this bound to ride out a meta election (every call
    * resolves its stream through one; a 4 s bound with 15 s attempts failed appends in CI when the meta
    * leader was stopped).
    */
   public MetaQueryResult queryMeta(MetaQuery query) {
-    return join(queryAsync(layout.meta(), query, readRequestTimeout.toLong(TimeUnit.MILLISECONDS),
-        MetaQueryResult.parser()));
+    return join(queryAsync(layout.meta(), query,
+        withinCallerDeadline(readRequestTimeout.toLong(TimeUnit.MILLISECONDS)), MetaQueryResult.parser()));
+  }
+
+  /**
+   * {@code boundMs}, or less when the gRPC call being served ends sooner: a blocking query gives up
+   * {@link #CALLER_ANSWER_MARGIN_MS} (at most a quarter of what is left) before its caller's deadline, so
+   * the caller hears why (unavailable) instead of a bare deadline. Calls without a deadline (HTTP) keep
+   * {@code boundMs}.
+   */
+  private static long withinCallerDeadline(long boundMs) {
+    Deadline deadline = Context.current().getDeadline();
+    if (deadline == null) {
+      return boundMs;
+    }
+    long remainingMs = deadline.timeRemaining(TimeUnit.MILLISECONDS);
+    long answerByMs = remainingMs - Math.min(CALLER_ANSWER_MARGIN_MS, remainingMs / 4);
+    return Math.max(1, Math.min(boundMs, answerByMs));
   }
 
   private <T> T write(GroupSpec spec, MessageLite command, WriteDeadline deadline, Parser<T> parser) {
@@ -538,16 +569,30 @@ public final class GroupClients implements AutoCloseable {
       LOG.debug("group {} call failed (mayHaveTakenEffect={})", spec.name(), mayHaveTakenEffect, e);
     }
     return new GatewayException(Errors.unavailable(mayHaveTakenEffect,
-        "group " + spec.name() + " could not serve the call: " + rootMessage(e)
-            + (mayHaveTakenEffect ? " (the write may have taken effect)" : "")));
+        "group " + spec.name() + " could not serve the call: " + whatFailed(e)
+            // A retry is advice only when nothing happened; an unknown write's caller must read back first.
+            + (mayHaveTakenEffect ? "" : "; retry")));
   }
 
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
+  /**
+   * What went wrong, in the caller's terms. Ratis' own text names its exception classes and peer ids,
+   * which mean nothing to a client and describe the cluster's insides: it goes to the debug log only.
+   */
+  static String whatFailed(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof TimeoutException || t instanceof TimeoutIOException
+          || (t.getMessage() != null && t.getMessage().startsWith(NO_REPLY_IN_TIME))) {
+        return NO_REPLY_IN_TIME + " (its leader may have failed, or too few of its nodes are up)";
+      }
+      if (t instanceof ReadIndexException || t instanceof NotLeaderException
+          || t instanceof LeaderNotReadyException || t instanceof LeaderSteppingDownException) {
+        return "it has no leader (an election may be under way, or too few of its nodes are up)";
+      }
+      if (t instanceof ConnectException || t instanceof AlreadyClosedException) {
+        return "its nodes could not be reached";
+      }
     }
-    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    return "its nodes did not complete the call";
   }
 
   @Override

@@ -48,6 +48,36 @@ class AccessScopeTest {
     assertThat(scope.refusalForBasin(op, basin).isEmpty()).isEqualTo(allowed);
   }
 
+  @ParameterizedTest(name = "[{0}] [{1}] {2} on the cluster: {3}")
+  @CsvSource({
+      "'', '', OPERATION_CLUSTER_ADMIN, true",
+      "demo/, '', OPERATION_CLUSTER_ADMIN, false",
+      "'', ev, OPERATION_CLUSTER_ADMIN, false",
+      "demo/, '', OPERATION_READ, true",
+  })
+  void clusterAdminNeedsAnUnscopedToken(String basinPrefix, String streamPrefix, Operation op, boolean allowed) {
+    AccessScope scope = new AccessScope(basinPrefix, streamPrefix,
+        Set.of(Operation.OPERATION_READ, Operation.OPERATION_CLUSTER_ADMIN));
+    assertThat(scope.refusalForCluster(op).isEmpty()).isEqualTo(allowed);
+  }
+
+  @ParameterizedTest(name = "a token with {0} issues {1}: {2}")
+  @CsvSource({
+      "'OPERATION_CLUSTER_ADMIN,OPERATION_READ', OPERATION_READ, true",
+      "'OPERATION_CLUSTER_ADMIN,OPERATION_READ', 'OPERATION_READ,OPERATION_APPEND', false",
+      "OPERATION_CLUSTER_ADMIN, OPERATION_CLUSTER_ADMIN, true",
+  })
+  void issuedOperationsAreASubsetOfTheIssuers(String issuerOps, String requestedOps, boolean allowed) {
+    AccessScope issuer = new AccessScope("", "", ops(issuerOps));
+    AccessScope requested = new AccessScope("demo/", "", ops(requestedOps));
+    assertThat(issuer.refusalToIssue(requested).isEmpty()).isEqualTo(allowed);
+  }
+
+  private static Set<Operation> ops(String commaSeparated) {
+    return java.util.Arrays.stream(commaSeparated.split(",")).map(Operation::valueOf)
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
   @ParameterizedTest(name = "[{0}] listing prefix [{1}] becomes [{2}]")
   @CsvSource({
       "demo/, '', demo",

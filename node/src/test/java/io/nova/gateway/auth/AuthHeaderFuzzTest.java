@@ -45,7 +45,8 @@ import org.quicktheories.core.Gen;
  * length, bearer-shaped garbage, a valid token with one character changed, and injection attempts with
  * quotes, path tricks, NULs and CR LF), that every such append is refused with a typed 401 /
  * UNAUTHENTICATED (or a 400 when CR LF broke the request itself), never a 2xx or 5xx, never echoing the
- * value, and that the stream's tail never moves and the node keeps serving.
+ * value, and that the stream's tail never moves and the node keeps serving; also that two Authorization
+ * headers are refused (even two valid ones) and that a revoked token's refusal is logged with its id only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthHeaderFuzzTest {
@@ -149,6 +150,62 @@ class AuthHeaderFuzzTest {
       }
     });
     assertThat(tail()).isEqualTo(tail);
+  }
+
+  @Test
+  void twoAuthorizationHeadersAreRefusedOverHttpAndGrpcEvenIfBothAreValid() throws Exception {
+    long tail = tail();
+    String valid = "Bearer " + token.secret();
+    java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + http
+                + "/v1/basins/demo/streams/events/records"))
+            .header("Authorization", valid).header("Authorization", valid).header("Content-Type", "application/json")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"records\":[{\"body\":\"two\"}]}"))
+            .timeout(Duration.ofSeconds(10)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(401);
+    assertThat(answer.body()).contains("\"code\":\"unauthenticated\"").contains("2 Authorization headers")
+        .doesNotContain(token.secret());
+
+    Metadata headers = new Metadata();
+    Metadata.Key<String> key = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    headers.put(key, valid);
+    headers.put(key, valid);
+    try {
+      DataPlaneGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+          .append(AppendRequest.newBuilder().setBasin("demo").setStream("events")
+              .setInput(AppendInput.newBuilder().addRecords(AppendRecord.newBuilder()
+                  .setBody(com.google.protobuf.ByteString.copyFromUtf8("two")))).build());
+      throw new AssertionError("an append with two authorization values was accepted");
+    } catch (StatusRuntimeException e) {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(e.getStatus().getDescription()).contains("2 Authorization headers");
+    }
+    assertThat(tail()).isEqualTo(tail);
+  }
+
+  @Test
+  void aRevokedTokensRefusalIsLoggedWithItsIdNeverItsSecret() {
+    IssuedToken revoked = auth.issue("demo/", "", EnumSet.of(TokenOperation.READ), Duration.ZERO);
+    try (NovaClient admin = auth.admin()) {
+      admin.revokeToken(revoked.info().id());
+    }
+    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+        .getLogger(Authorizer.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try (NovaClient client = auth.client(revoked.secret())) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.checkTail(stream))
+          .isInstanceOf(io.nova.client.errors.UnauthenticatedException.class);
+    } finally {
+      logger.detachAppender(logged);
+    }
+    assertThat(logged.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .anySatisfy(line -> assertThat(line).contains("revoked").contains(revoked.info().id()))
+        .allSatisfy(line -> assertThat(line).doesNotContain(revoked.secret().substring(16)));
   }
 
   /** grpc-java's default limit on the metadata of one call, in bytes. */

@@ -9,6 +9,10 @@ import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import io.nova.client.NovaClient;
+import io.nova.client.TokenOperation;
+import io.nova.client.TokenScope;
+import io.nova.cluster.auth.AuthSettings;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.LocalCluster;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves the OpenAPI document tells the truth: against a live 3-node cluster, every documented
  * path, method and response status (errors included) is called over real HTTP, answers that status, and
- * its JSON body validates against the documented schema (so every required field is there); every
+ * its JSON body validates against the documented schema (so every required field is there), the 401 and
+ * 403 of every authenticated route against a node requiring access tokens; every
  * documented path appears in docs/http-api.md; and the server serves the same document it ships.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -51,9 +56,16 @@ class OpenApiConformanceTest {
 
   @TempDir
   static Path dir;
+  @TempDir
+  static Path authDir;
   private LocalCluster cluster;
   private HttpCalls http;
   private JsonNode doc;
+  /** A node requiring access tokens (metrics protected), for the documented 401 and 403 answers. */
+  private LocalCluster authCluster;
+  private HttpCalls authHttp;
+  /** A valid token that allows no route: only {@code configure}, and only on basins starting {@code zz}. */
+  private String uselessToken;
 
   /** One call of the test table: which documented operation and status it exercises. */
   private record Case(String method, String template, int status, Supplier<HttpCalls.Answer> call) {}
@@ -64,11 +76,25 @@ class OpenApiConformanceTest {
     cluster.awaitReady(Duration.ofSeconds(60));
     http = new HttpCalls(cluster.httpUrl("n1"));
     doc = MAPPER.readTree(OpenApiRoutes.load());
+    authCluster = LocalCluster.start(authDir, 1, 1,
+        c -> c.withAuth(AuthSettings.ON.withProtectMetrics(true)));
+    authCluster.awaitReady(Duration.ofSeconds(60));
+    Path tokenFile = authCluster.config("n1").dataDir().resolve(AuthSettings.BOOTSTRAP_TOKEN_FILE);
+    Awaitility.await("the bootstrap admin token").atMost(Duration.ofSeconds(60)).until(() -> Files.exists(tokenFile));
+    try (NovaClient admin = NovaClient.builder().endpoints(authCluster.endpoints())
+        .accessToken(Files.readString(tokenFile, StandardCharsets.US_ASCII).strip()).build()) {
+      uselessToken = admin.issueToken(new TokenScope("zz", "", java.util.EnumSet.of(TokenOperation.CONFIGURE)),
+          Duration.ZERO, "allows no route").secret();
+    }
+    authHttp = new HttpCalls(authCluster.httpUrl("n1"));
   }
 
   @AfterAll
   void stopCluster() {
     cluster.close();
+    if (authCluster != null) {
+      authCluster.close();
+    }
   }
 
   @Test
@@ -82,6 +108,18 @@ class OpenApiConformanceTest {
       covered.add(key);
     }
     assertThat(covered).as("documented operations and statuses, each called").isEqualTo(documented());
+  }
+
+  @Test
+  void everyRouteButHealthReadyAndTheDocumentItselfDocuments401And403() {
+    Set<String> open = Set.of("/health", "/ready", "/v1/openapi.json");
+    doc.get("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+      if (!open.contains(path.getKey())) {
+        assertThat(op.getValue().get("responses").has("401") && op.getValue().get("responses").has("403"))
+            .as(op.getKey().toUpperCase() + " " + path.getKey() + " documents 401 and 403").isTrue();
+        assertThat(op.getValue().has("security")).as(path.getKey() + " names its security").isTrue();
+      }
+    }));
   }
 
   @Test
@@ -191,7 +229,38 @@ class OpenApiConformanceTest {
     c.add(new Case("DELETE", "/v1/basins/{basin}", 204, () -> http.delete(b)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 404, () -> http.delete(b)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 400, () -> http.delete("/v1/basins/Bad_Name")));
+    c.addAll(authCases());
     c.add(new Case("GET", "/ready", 503, this::readyAfterLosingTheMajority));
+    return c;
+  }
+
+  /**
+   * For every route documenting 401 and 403, against the node requiring tokens: no token is 401, a valid
+   * token whose scope covers nothing is 403 (creates carry a valid body: their scope is checked once the
+   * body named the resource).
+   */
+  private List<Case> authCases() {
+    List<Case> c = new ArrayList<>();
+    doc.get("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+      if (!op.getValue().get("responses").has("401")) {
+        return;
+      }
+      String method = op.getKey().toUpperCase();
+      String template = path.getKey();
+      String concrete = template.replace("{basin}", "oa").replace("{stream}", "s1");
+      String body = switch (method + " " + template) {
+        case "POST /v1/basins" -> "{\"basin\":\"oa\"}";
+        case "POST /v1/basins/{basin}/streams" -> "{\"stream\":\"s1\"}";
+        case "POST " + RECORDS -> "{\"records\":[{\"body\":\"x\"}]}";
+        case "PUT " + FENCE -> "{\"fencing_token\":\"gen-1\"}";
+        case "POST " + TRIM -> "{\"seq_num\":1}";
+        default -> null;
+      };
+      c.add(new Case(method, template, 401, () -> authHttp.send(method, concrete, body,
+          "Content-Type", "application/json")));
+      c.add(new Case(method, template, 403, () -> authHttp.send(method, concrete, body,
+          "Content-Type", "application/json", "Authorization", "Bearer " + uselessToken)));
+    }));
     return c;
   }
 

@@ -34,11 +34,19 @@ public final class Errors {
 
   /** FAILED_PRECONDITION: the presented token is not {@code installedToken} ("" when none is installed). */
   public static ErrorDetail fencedOut(String installedToken) {
+    return fencedOut(installedToken, "appended");
+  }
+
+  /**
+   * As {@link #fencedOut(String)} for a fenced call other than an append: the message says nothing was
+   * {@code done} ("trimmed").
+   */
+  public static ErrorDetail fencedOut(String installedToken, String done) {
     String installed = installedToken.isEmpty() ? "no token is installed" : "the installed token is \""
         + installedToken + "\"";
     return ErrorDetail.newBuilder()
         .setMessage("the fencing token presented does not match the stream's (" + installed
-            + "); nothing was appended. Present the installed token, or Fence a new one to take over")
+            + "); nothing was " + done + ". Present the installed token, or Fence a new one to take over")
         .setFencedOut(FencedOut.newBuilder().setInstalledToken(installedToken))
         .build();
   }
@@ -67,10 +75,12 @@ public final class Errors {
         .build();
   }
 
-  /** NOT_FOUND: {@code resource} ("basin" or "stream") named {@code name} does not exist. */
+  /** NOT_FOUND: {@code resource} ("basin", "stream" or "access token") named {@code name} does not exist. */
   public static ErrorDetail notFound(String resource, String name) {
     return ErrorDetail.newBuilder()
-        .setMessage(resource + " " + Quoting.quoted(name) + " does not exist (check the name, or create it)")
+        .setMessage(resource + " " + Quoting.quoted(name) + " does not exist ("
+            + (resource.equals("access token") ? "check the id: nova token list shows every token's"
+                : "check the name, or create it") + ")")
         .setNotFound(NotFound.newBuilder().setResource(resource).setName(name))
         .build();
   }
