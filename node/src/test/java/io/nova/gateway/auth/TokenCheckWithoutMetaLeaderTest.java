@@ -44,8 +44,10 @@ class TokenCheckWithoutMetaLeaderTest {
       }
       auth.cluster.stop(auth.cluster.nodeIds().get(1));
       auth.cluster.stop(auth.cluster.nodeIds().get(2));
-      // Just after the stop n1 may still lead the meta group (the token check passes) but no shard answers.
-      checkTailIsACleanUnavailableWithinTheDeadline(auth, n1, stream, early, "could not serve the call");
+      // Just after the stop n1 may still lead the meta group (the token check passes) but no shard answers;
+      // on a slow machine it may already know it does not (the token check fails): either is clean.
+      checkTailIsACleanUnavailableWithinTheDeadline(auth, n1, stream, early,
+          "could not serve the call|cannot verify the access token");
       org.awaitility.Awaitility.await("n1 knows the meta group has no leader").atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100)).until(() -> auth.cluster.leaderOf("meta").isEmpty());
       checkTailIsACleanUnavailableWithinTheDeadline(auth, n1, stream, reader, "cannot verify the access token");
@@ -75,7 +77,7 @@ class TokenCheckWithoutMetaLeaderTest {
         .retryBudget(DEADLINE).accessToken(token.secret()).build()) {
       long startNanos = System.nanoTime();
       assertThatThrownBy(() -> client.checkTail(stream)).isInstanceOfSatisfying(UnavailableException.class,
-          e -> assertThat(e.getMessage()).contains(saying)
+          e -> assertThat(e.getMessage()).containsPattern(saying)
               .doesNotContainPattern(INTERNALS).doesNotContain(token.secret()));
       long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
       assertThat(tookMs).as("took %d ms", tookMs).isLessThan(DEADLINE.toMillis() + SLACK_MS);
