@@ -147,7 +147,8 @@ class PipelinedAppendSessionTest {
     }
     assertThat(firstRecords).as("every acked batch once, in the order sent (session ended %s)", ended)
         .startsWith(acked.toArray(String[]::new)).doesNotHaveDuplicates();
-    assertThat(acked).as("most batches were acknowledged (session ended %s)", ended).hasSizeGreaterThan(100);
+    // How many batches are acked before the session ends is not the contract: an unknown outcome during a
+    // move may end it (UNAVAILABLE), after every earlier answer. Order and exactly-once above are.
   }
 
   /**
