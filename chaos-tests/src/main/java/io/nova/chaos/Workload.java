@@ -3,6 +3,8 @@ package io.nova.chaos;
 import io.nova.client.AppendAck;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
+import io.nova.client.Producer;
+import io.nova.client.ProducerOptions;
 import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
 import io.nova.client.StreamBounds;
@@ -40,6 +42,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>a trimmer that now and then trims an open stream to halfway between its start and its tail.
  * </ul>
  *
+ * <p>Each open stream also has a session writer: plain appends through an idempotent Producer (one
+ * pipelined append session, resent across reconnects).
+ *
  * <p>Every payload is unique ({@code process#counter#index}). Each process pauses a few milliseconds
  * between operations so the load stays bounded on small machines. Extension point: append and read
  * sessions and the Producer (being built on another branch) plug in as further {@link Process}es that
@@ -62,6 +67,9 @@ public final class Workload {
   interface Process {
     /** Performs one operation, recording it. */
     void step(NovaClient client);
+
+    /** Ends the process after its last step, before its client closes (records what is still open). */
+    default void finish() {}
   }
 
   private final String endpoints;
@@ -91,6 +99,7 @@ public final class Workload {
     for (StreamAddress s : openStreams) {
       processes.add(Map.entry("cw-" + s.stream(), new ConditionalWriter(s, "")));
       processes.add(Map.entry("pw-" + s.stream(), new PlainWriter(s)));
+      processes.add(Map.entry("sw-" + s.stream(), new SessionWriter(s)));
     }
     for (StreamAddress s : fencedStreams) {
       processes.add(Map.entry("owner-" + s.stream(), new Owner(s)));
@@ -121,6 +130,7 @@ public final class Workload {
         process.step(client);
         ChaosCluster.sleep(5 + random.nextInt(20));
       }
+      process.finish();
     }
   }
 
@@ -247,6 +257,88 @@ public final class Workload {
         bodies.add(name + "#" + c + "#" + k);
       }
       append(name, client, stream, bodies, -1, "");
+    }
+  }
+
+  /**
+   * Plain appends of 1-3 records through an idempotent Producer: one append session, its batches
+   * pipelined (through the leader's own node when the Producer reached it) and resent, deduplicated by
+   * the stream's producer window, across reconnects. Each append is recorded when its future completes;
+   * a Producer that failed for good is replaced by a new one (a new producer id) at the next step.
+   */
+  private final class SessionWriter implements Process {
+    private final StreamAddress stream;
+    private final String name;
+    private final SplittableRandom random = new SplittableRandom(seed ^ 0x5e55);
+    private long counter;
+    private Producer producer;
+
+    SessionWriter(StreamAddress stream) {
+      this.stream = stream;
+      this.name = "sw-" + stream.stream();
+    }
+
+    @Override
+    public void step(NovaClient client) {
+      if (producer == null) {
+        producer = client.openStream(stream, ProducerOptions.builder().reconnectBudget(RETRY_BUDGET).build());
+      }
+      int n = 1 + random.nextInt(3);
+      long c = counter++;
+      List<String> bodies = new ArrayList<>();
+      for (int k = 0; k < n; k++) {
+        bodies.add(name + "#" + c + "#" + k);
+      }
+      long id = history.nextId();
+      long invoke = System.nanoTime();
+      try {
+        producer.append(bodies.stream().map(AppendRecord::ofUtf8).toList()).whenComplete((ack, e) -> {
+          if (e == null) {
+            history.add(new Op(id, name, Op.Kind.APPEND, stream.stream(), invoke, System.nanoTime(),
+                Op.Outcome.OK, bodies, -1, "", ack.start().seqNum(), ack.tail().seqNum(), ""));
+          } else {
+            NovaException failure = e instanceof NovaException ne ? ne
+                : e.getCause() instanceof NovaException ne2 ? ne2 : null;
+            history.add(failure != null ? failure(id, name, Op.Kind.APPEND, stream, invoke, bodies, -1, "", failure, -1)
+                : new Op(id, name, Op.Kind.APPEND, stream.stream(), invoke, System.nanoTime(), Op.Outcome.INFO,
+                    bodies, -1, "", -1, -1, e.toString()));
+          }
+        });
+      } catch (NovaException e) {
+        // The producer failed for good before staging this append: nothing of it was sent.
+        history.add(new Op(id, name, Op.Kind.APPEND, stream.stream(), invoke, System.nanoTime(), Op.Outcome.FAIL,
+            bodies, -1, "", -1, -1, e.getClass().getSimpleName() + ": " + e.getMessage()));
+        closeProducer();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        history.add(new Op(id, name, Op.Kind.APPEND, stream.stream(), invoke, System.nanoTime(), Op.Outcome.FAIL,
+            bodies, -1, "", -1, -1, "interrupted before staging"));
+      }
+    }
+
+    @Override
+    public void finish() {
+      closeProducer();
+    }
+
+    /** Flushes and closes the producer: every staged append's future completes (and is recorded) first. */
+    private void closeProducer() {
+      if (producer == null) {
+        return;
+      }
+      try {
+        producer.flush();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (NovaException e) {
+        // Already recorded through the failed appends' futures.
+      }
+      try {
+        producer.close();
+      } catch (NovaException e) {
+        // Likewise.
+      }
+      producer = null;
     }
   }
 
