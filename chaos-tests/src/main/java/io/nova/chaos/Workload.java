@@ -46,9 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * pipelined append session, resent across reconnects).
  *
  * <p>Every payload is unique ({@code process#counter#index}). Each process pauses a few milliseconds
- * between operations so the load stays bounded on small machines. Extension point: append and read
- * sessions and the Producer (being built on another branch) plug in as further {@link Process}es that
- * record into the same history with the same {@link Op} kinds; the checker needs no change for them.
+ * between operations so the load stays bounded on small machines. Further writers and readers plug in
+ * as {@link Process}es that record into the same history with the same {@link Op} kinds; the checker
+ * needs no change for them.
  */
 public final class Workload {
 
