@@ -77,6 +77,8 @@ public final class ChaosCluster implements AutoCloseable {
   private final List<List<String>> dropRules = new ArrayList<>();
   private final List<String> paused = new ArrayList<>();
   private final List<String> down = new ArrayList<>();
+  /** TLS and the admin token of a secured cluster; null on a plain one. Set once, during start. */
+  private ClusterSecurity security;
 
   private ChaosCluster(Network network) {
     this.network = network;
@@ -87,8 +89,8 @@ public final class ChaosCluster implements AutoCloseable {
    * gateway listens (bounded by {@link #NODE_START_TIMEOUT}). With {@code pinIps} each node keeps its
    * address across restarts; without, Docker may give a restarted node another node's old address.
    */
-  public static ChaosCluster start(String image, int size, int shardCount, Path dir, boolean pinIps)
-      throws IOException {
+  public static ChaosCluster start(String image, int size, int shardCount, Path dir, boolean pinIps,
+      boolean secured) throws IOException {
     // A fixed subnet and fixed node IPs: Docker hands a restarted container a new IP by default, and a
     // peer's stale connection to a dead node's old IP then reaches whichever node got that IP (see
     // docs/testing.md, "Anomalies found"). Stable addresses are what deployments must provide.
@@ -97,23 +99,32 @@ public final class ChaosCluster implements AutoCloseable {
     Network network = Network.builder().createNetworkCmdModifier(cmd -> cmd.withIpam(
         new com.github.dockerjava.api.model.Network.Ipam().withConfig(
             new com.github.dockerjava.api.model.Network.Ipam.Config().withSubnet(prefix + "0/24")))).build();
+    List<String> ids = new ArrayList<>();
+    List<Path> nodeDirs = new ArrayList<>();
+    for (int i = 1; i <= size; i++) {
+      ids.add("n" + i);
+      nodeDirs.add(dir.resolve("n" + i));
+    }
     ChaosCluster cluster = new ChaosCluster(network);
     try {
+      for (Path nodeDir : nodeDirs) {
+        Files.createDirectories(nodeDir.resolve("data"));
+        openUp(nodeDir);
+        openUp(nodeDir.resolve("data"));
+      }
+      cluster.security = secured ? ClusterSecurity.create(dir, ids, nodeDirs) : null;
       StringBuilder nodesYaml = new StringBuilder();
       for (int i = 1; i <= size; i++) {
         nodesYaml.append("  - id: n").append(i).append("\n    raft-address: n").append(i).append(':')
             .append(RAFT_PORT).append("\n    api-address: n").append(i).append(':').append(API_PORT).append('\n');
       }
       for (int i = 1; i <= size; i++) {
-        String id = "n" + i;
-        Path nodeDir = Files.createDirectories(dir.resolve(id));
-        Files.createDirectories(nodeDir.resolve("data"));
-        openUp(nodeDir);
-        openUp(nodeDir.resolve("data"));
+        String id = ids.get(i - 1);
+        Path nodeDir = nodeDirs.get(i - 1);
         Files.writeString(nodeDir.resolve("node.yaml"), "cluster-name: chaos\nnode-id: " + id
             + "\ndata-dir: /var/lib/nova/data\nshard-count: " + shardCount
             + "\nelection-timeout-ms: 1000\nsnapshot-every-entries: " + SNAPSHOT_EVERY_ENTRIES
-            + "\nbind-host: 0.0.0.0\nnodes:\n" + nodesYaml);
+            + "\nbind-host: 0.0.0.0\n" + (secured ? ClusterSecurity.nodeYaml() : "") + "nodes:\n" + nodesYaml);
         int hostPort = freePort();
         GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
             .withNetwork(network)
@@ -134,6 +145,9 @@ public final class ChaosCluster implements AutoCloseable {
       }
       CompletableFuture.allOf(cluster.nodes.values().stream()
           .map(n -> CompletableFuture.runAsync(n.container()::start)).toArray(CompletableFuture[]::new)).join();
+      if (cluster.security != null) {
+        cluster.security.awaitAdminToken(nodeDirs.stream().map(d -> d.resolve("data")).toList());
+      }
       return cluster;
     } catch (RuntimeException | IOException e) {
       cluster.close();
@@ -331,8 +345,21 @@ public final class ChaosCluster implements AutoCloseable {
 
   /** A client that talks to one node's gateway only, with no retries. */
   public NovaClient singleNodeClient(String id, Duration timeout) {
-    return NovaClient.builder().endpoints(node(id).endpoint()).requestTimeout(timeout)
-        .retryBudget(Duration.ZERO).build();
+    return clientBuilder(node(id).endpoint()).requestTimeout(timeout).retryBudget(Duration.ZERO).build();
+  }
+
+  /**
+   * A client builder for {@code endpoints} ({@code host:port}, comma-separated) that can talk to this
+   * cluster: on a secured one it trusts the cluster's CA and presents the bootstrap admin token.
+   */
+  public NovaClient.Builder clientBuilder(String endpoints) {
+    NovaClient.Builder builder = NovaClient.builder().endpoints(endpoints);
+    return security == null ? builder : security.configure(builder);
+  }
+
+  /** Whether the cluster runs with TLS and access tokens. */
+  public boolean secured() {
+    return security != null;
   }
 
   /** The cluster status as some reachable node answers it, or empty. */

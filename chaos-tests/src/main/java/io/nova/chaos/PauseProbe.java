@@ -108,13 +108,16 @@ final class PauseProbe implements AutoCloseable {
 
   /**
    * Starts appending to {@code stream} (hosted by {@code group}) through {@code otherEndpoints}
-   * ({@code host:port} API endpoints), which must not include {@code paused}'s gateway.
+   * ({@code host:port} API endpoints), which must not include {@code paused}'s gateway, with a client
+   * from {@code clients} (for those endpoints). Node info is asked over plaintext gRPC: the cluster must
+   * not be secured.
    */
-  PauseProbe(String group, String paused, List<String> otherEndpoints, StreamAddress stream) {
+  PauseProbe(String group, String paused, List<String> otherEndpoints, NovaClient.Builder clients,
+      StreamAddress stream) {
     this.group = group;
     this.paused = paused;
     this.stream = stream;
-    this.client = NovaClient.builder().endpoints(String.join(",", otherEndpoints))
+    this.client = clients
         .requestTimeout(Duration.ofSeconds(10)).retryBudget(Duration.ofSeconds(10)).build();
     for (String endpoint : otherEndpoints) {
       others.add(NettyChannelBuilder.forTarget(endpoint).usePlaintext().build());

@@ -36,18 +36,33 @@ public enum Scenario {
    * disk is back).
    */
   WIPE_FOLLOWER_KILL_LEADER(3),
-  /** Restarts every node in turn with SIGTERM (a deployment). */
-  ROLLING_RESTART(3),
+  /**
+   * Restarts every node in turn with SIGTERM (a deployment), on a secured cluster: TLS on every client
+   * port, mutual TLS between nodes and access tokens on, so every fault heals through TLS handshakes
+   * and token checks.
+   */
+  ROLLING_RESTART(3, true),
   /** kill -9 of a leader of a 5-node cluster. */
   KILL_LEADER_5(5);
 
   private final int nodes;
+  private final boolean secured;
 
   Scenario(int nodes) {
+    this(nodes, false);
+  }
+
+  Scenario(int nodes, boolean secured) {
     this.nodes = nodes;
+    this.secured = secured;
   }
 
   public int nodes() {
     return nodes;
+  }
+
+  /** Whether the scenario's cluster runs with TLS, mutual TLS between nodes and access tokens. */
+  public boolean secured() {
+    return secured;
   }
 }

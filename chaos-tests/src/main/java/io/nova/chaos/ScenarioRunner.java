@@ -118,7 +118,7 @@ public final class ScenarioRunner {
     long leaderMs;
     long appendMs;
     try (ChaosCluster cluster = ChaosCluster.start(image, scenario.nodes(), SHARD_COUNT, dir.resolve("nodes"),
-        scenario != Scenario.KILL_TWO_IP_REUSE)) {
+        scenario != Scenario.KILL_TWO_IP_REUSE, scenario.secured())) {
       phases.lap("start");
       try {
         List<StreamAddress> open = new ArrayList<>();
@@ -129,7 +129,7 @@ public final class ScenarioRunner {
         Thread monitor = new Thread(() -> monitorLeaders(cluster, monitoring), "chaos-leader-monitor");
         monitor.setDaemon(true);
         monitor.start();
-        Workload workload = new Workload(cluster.endpoints(), history, open, fenced, seed);
+        Workload workload = new Workload(() -> cluster.clientBuilder(cluster.endpoints()), history, open, fenced, seed);
         workload.start();
         injectFaults(cluster);
         cluster.healAll();
@@ -182,7 +182,7 @@ public final class ScenarioRunner {
   }
 
   private void setUp(ChaosCluster cluster, List<StreamAddress> open, List<StreamAddress> fenced) {
-    try (NovaClient c = NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
+    try (NovaClient c = cluster.clientBuilder(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
         .retryBudget(Duration.ofSeconds(30)).build()) {
       retry(() -> c.createBasin(BASIN));
       for (String s : OPEN_STREAMS) {
@@ -356,7 +356,11 @@ public final class ScenarioRunner {
     StreamAddress probeStream = probeStreams.get(group);
     List<String> others = cluster.nodes().stream().filter(n -> !n.id().equals(leader))
         .map(ChaosCluster.Node::endpoint).toList();
-    try (PauseProbe probe = probeStream == null ? null : new PauseProbe(group, leader, others, probeStream)) {
+    if (cluster.secured()) {
+      throw new IllegalStateException("the pause probe asks nodes for their info over plaintext gRPC");
+    }
+    try (PauseProbe probe = probeStream == null ? null
+        : new PauseProbe(group, leader, others, cluster.clientBuilder(String.join(",", others)), probeStream)) {
       cluster.pause(leader);
       long pausedNs = System.nanoTime();
       long electedNs = probe == null ? -1 : probe.awaitNewLeader(pausedNs + holdNs);
@@ -423,7 +427,7 @@ public final class ScenarioRunner {
 
   /** Milliseconds from the heal until a plain append succeeded on every open stream, or -1. */
   private long probeAppends(ChaosCluster cluster, List<StreamAddress> open, History history, long healedNs) {
-    try (NovaClient c = NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(3))
+    try (NovaClient c = cluster.clientBuilder(cluster.endpoints()).requestTimeout(Duration.ofSeconds(3))
         .retryBudget(Duration.ofSeconds(5)).build()) {
       int counter = 0;
       for (StreamAddress s : open) {
@@ -467,7 +471,7 @@ public final class ScenarioRunner {
       Map<String, Boolean> dense = new LinkedHashMap<>();
       Map<String, Long> firsts = new LinkedHashMap<>();
       for (ChaosCluster.Node n : cluster.nodes()) {
-        try (NovaClient c = NovaClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(10))
+        try (NovaClient c = cluster.clientBuilder(n.endpoint()).requestTimeout(Duration.ofSeconds(10))
             .retryBudget(Duration.ofSeconds(30)).build()) {
           // The workload has stopped: nothing trims while this reads from the first retained record.
           long first = c.bounds(s).firstSeqNum();

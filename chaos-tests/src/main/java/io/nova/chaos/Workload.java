@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -72,7 +73,7 @@ public final class Workload {
     default void finish() {}
   }
 
-  private final String endpoints;
+  private final Supplier<NovaClient.Builder> clients;
   private final History history;
   private final List<StreamAddress> openStreams;
   private final List<StreamAddress> fencedStreams;
@@ -83,9 +84,9 @@ public final class Workload {
   /** The generation the owner of each fenced stream last installed, for its zombie. */
   private final Map<String, AtomicLong> installed = new HashMap<>();
 
-  public Workload(String endpoints, History history, List<StreamAddress> openStreams,
+  public Workload(Supplier<NovaClient.Builder> clients, History history, List<StreamAddress> openStreams,
       List<StreamAddress> fencedStreams, long seed) {
-    this.endpoints = endpoints;
+    this.clients = clients;
     this.history = history;
     this.openStreams = List.copyOf(openStreams);
     this.fencedStreams = List.copyOf(fencedStreams);
@@ -124,7 +125,7 @@ public final class Workload {
   private void run(String name, Process process, SplittableRandom random) {
     long deadline = System.nanoTime() + RUN_MAX.toNanos();
     Thread.currentThread().setName("chaos-" + name);
-    try (NovaClient client = NovaClient.builder().endpoints(endpoints).requestTimeout(REQUEST_TIMEOUT)
+    try (NovaClient client = clients.get().requestTimeout(REQUEST_TIMEOUT)
         .retryBudget(RETRY_BUDGET).build()) {
       while (!stopped.get() && System.nanoTime() < deadline) {
         process.step(client);
