@@ -7,12 +7,12 @@ import picocli.CommandLine;
 
 /**
  * Parses byte counts written as a bare number of bytes or with a binary unit: {@code 512}, {@code 512B},
- * {@code 64KiB}, {@code 100MiB}, {@code 1GiB}, {@code 2TiB} (units case-insensitive, a space allowed).
+ * {@code 64KiB}, {@code 100MiB}, {@code 1GiB}, {@code 2TiB}, up to {@code EiB} (units case-insensitive, a space allowed).
  * Decimal units (MB, GB) are refused rather than guessed.
  */
 public final class SizeConverter implements CommandLine.ITypeConverter<Long> {
 
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib)?");
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|pib|eib)?");
 
   @Override
   public Long convert(String value) {
@@ -25,6 +25,8 @@ public final class SizeConverter implements CommandLine.ITypeConverter<Long> {
       case "mib" -> 20;
       case "gib" -> 30;
       case "tib" -> 40;
+      case "pib" -> 50;
+      case "eib" -> 60;
       default -> 0;
     };
     try {

@@ -19,9 +19,24 @@ class DurationConverterTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"0s", "-1s", "ten", "5w", ""})
+  @ValueSource(strings = {"0s", "-1s", "ten", "5w", "", "PT-1S"})
   void rejects(String text) {
     assertThatThrownBy(() -> new DurationConverter().convert(text))
         .isInstanceOf(CommandLine.TypeConversionException.class);
+  }
+
+  /** A number too large for a Duration (or for a long) is a clear conversion error, not a leaked exception. */
+  @ParameterizedTest
+  @ValueSource(strings = {"99999999999999999999s", "9223372036854775807d", "106751991167301d"})
+  void refusesOverflowWithAClearMessage(String text) {
+    assertThatThrownBy(() -> new DurationConverter().convert(text))
+        .isInstanceOf(CommandLine.TypeConversionException.class)
+        .hasMessageContaining("too long a duration");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "0s", "0ms", "PT0S"})
+  void zeroIsAcceptedWhereZeroMeansOff(String text) {
+    assertThat(DurationConverter.parseNonNegative(text)).isZero();
   }
 }

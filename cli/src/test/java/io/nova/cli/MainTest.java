@@ -219,6 +219,26 @@ class MainTest {
         "--tls-ca");
   }
 
+  /** A reused dev folder keeps its shape: another shard or node count is refused before a node file is rewritten. */
+  @Test
+  void devRefusesToRestartAFolderWithAnotherShape(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    io.nova.cli.dev.DevClusterPlan plan = io.nova.cli.dev.DevClusterPlan.of(3, dir, 4);
+    for (io.nova.cluster.config.NodeConfig c : plan.configs()) {
+      java.nio.file.Files.createDirectories(plan.nodeDir(c.nodeId()));
+      c.write(plan.configFile(c.nodeId()));
+    }
+    String before = java.nio.file.Files.readString(plan.configFile("n1"));
+
+    Result shards = run("", "dev", "--data-dir", dir.toString(), "--shards", "8");
+    assertThat(shards.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(shards.err()).contains("4 shard groups", "Leave out --shards");
+    Result nodes = run("", "dev", "--data-dir", dir.toString(), "--nodes", "5");
+    assertThat(nodes.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(nodes.err()).contains("cluster of 3 nodes", "--nodes 3");
+    assertThat(java.nio.file.Files.readString(plan.configFile("n1"))).as("nothing rewritten").isEqualTo(before);
+  }
+
   @Test
   void helpListsEveryExitCode() {
     String help = run("", "--help").out();

@@ -9,6 +9,7 @@ import io.nova.cli.dev.DevTls;
 import io.nova.cluster.config.NodeConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,8 +71,11 @@ public final class DevCommand implements Callable<Integer> {
     }
     Main main = Main.of(spec);
     Path dir = dataDir != null ? dataDir.toAbsolutePath() : Files.createTempDirectory("nova-dev-");
-    DevClusterPlan plan = DevClusterPlan.of(nodes, dir,
-        shards == null ? NodeConfig.DEFAULT_SHARD_COUNT : shards, portBase);
+    Optional<NodeConfig> existing = DevClusterPlan.existingConfig(dir);
+    int shardCount = shards != null ? shards
+        : existing.map(NodeConfig::shardCount).orElse(NodeConfig.DEFAULT_SHARD_COUNT);
+    existing.ifPresent(c -> checkSameShape(c, dir, shardCount));
+    DevClusterPlan plan = DevClusterPlan.of(nodes, dir, shardCount, portBase);
     if (tls) {
       plan = DevTls.apply(plan);
     }
@@ -84,6 +88,25 @@ public final class DevCommand implements Callable<Integer> {
     } catch (DevCluster.StartFailure e) {
       main.err().println("nova: " + e.getMessage());
       return ExitCodes.FAILURE;
+    }
+  }
+
+  /**
+   * Refuses to restart the cluster in {@code dir} with another node or shard count before any node file is
+   * rewritten: a cluster's shape is fixed when it bootstraps (ADR 0001), and nodes started with another
+   * shape would not find their groups.
+   */
+  private void checkSameShape(NodeConfig existing, Path dir, int shardCount) {
+    if (existing.shardCount() != shardCount) {
+      throw new InputException(dir + " holds a cluster with " + existing.shardCount() + " shard groups (see "
+          + dir.resolve("n1").resolve("node.yaml") + "); its shard count was fixed when it first started. "
+          + "Leave out --shards to restart it, or give another --data-dir for a new cluster with "
+          + shardCount + ".");
+    }
+    if (existing.nodes().size() != nodes) {
+      throw new InputException(dir + " holds a cluster of " + existing.nodes().size() + " nodes; restart it "
+          + "with --nodes " + existing.nodes().size() + ", or give another --data-dir for a new cluster of "
+          + nodes + ".");
     }
   }
 }

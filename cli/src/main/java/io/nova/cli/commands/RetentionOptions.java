@@ -15,19 +15,19 @@ import picocli.CommandLine.Option;
 final class RetentionOptions {
 
   @Option(names = "--retention-age", paramLabel = "DURATION|off", converter = AgeConverter.class,
-      description = "Trim records older than this (by record timestamp), e.g. 10s, 12h, 7d; off: no age limit.")
+      description = "Trim records older than this (by record timestamp), e.g. 10s, 12h, 7d; off or 0: no age limit.")
   Duration age;
 
   @Option(names = "--retention-bytes", paramLabel = "SIZE|off", converter = OffOrSize.class,
-      description = "Keep at most this many bytes of the newest records, e.g. 1GiB, 500MiB; off: no limit.")
+      description = "Keep at most this many bytes of the newest records, e.g. 1GiB, 500MiB; off or 0: no limit.")
   Long bytes;
 
   @Option(names = "--retention-records", paramLabel = "N|off", converter = OffOrCount.class,
-      description = "Keep at most N of the newest records; off: no limit.")
+      description = "Keep at most N of the newest records; off or 0: no limit.")
   Long records;
 
   @Option(names = "--retention-infinite",
-      description = "Clear every retention limit (records stay until trimmed); not with the options above.")
+      description = "Clear every retention limit (records stay until trimmed); not with a limit from the options above.")
   boolean infinite;
 
   /** The change the options given describe. */
@@ -56,7 +56,8 @@ final class RetentionOptions {
   static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      return value.trim().equalsIgnoreCase("off") ? Duration.ZERO : new DurationConverter().convert(value);
+      // Zero means no age limit, as the server and the other two limits take it.
+      return value.trim().equalsIgnoreCase("off") ? Duration.ZERO : DurationConverter.parseNonNegative(value);
     }
   }
 

@@ -2,9 +2,12 @@ package io.nova.cli.dev;
 
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.PeerAddress;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -59,6 +62,22 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
           dataDir.resolve(p.id()).resolve("data"), shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
     }
     return new DevClusterPlan(dataDir, configs);
+  }
+
+  /**
+   * The configuration of node {@code n1} of a cluster an earlier {@code nova dev} left in {@code dataDir},
+   * or empty when there is none or its file cannot be read (the node then reports what is wrong with it).
+   */
+  public static Optional<NodeConfig> existingConfig(Path dataDir) {
+    Path file = dataDir.resolve("n1").resolve("node.yaml");
+    if (!Files.isRegularFile(file)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(NodeConfig.load(file));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /** The node's folder. */

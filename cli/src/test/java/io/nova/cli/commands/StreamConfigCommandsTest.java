@@ -50,8 +50,9 @@ class StreamConfigCommandsTest {
 
     assertThat(nova("a\nb\nc\nd\ne\n", "append", "nova://demo/logs").exitCode()).isZero();
     CliRun.Result set = nova("", "stream", "config", "set", "nova://demo/logs", "--retention-records", "2",
-        "--retention-age", "off");
+        "--retention-age", "0");
     assertThat(set.exitCode()).as(set.err()).isZero();
+    // 0 clears the age limit, as it does for the byte and record limits and on the server.
     assertThat(set.out()).startsWith("retention-age off\nretention-bytes 1073741824 (1.0 GiB)\nretention-records 2\n");
     Awaitility.await("the leader trims to the last 2 records").atMost(Duration.ofSeconds(20))
         .until(() -> nova("", "read", "nova://demo/logs").out().equals("d\ne\n"));
