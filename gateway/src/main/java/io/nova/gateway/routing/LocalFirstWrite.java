@@ -25,6 +25,8 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.rpc.CallId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's writes to a group's leader. A write to a group this node leads is submitted to the node's
@@ -48,6 +50,7 @@ import org.apache.ratis.rpc.CallId;
  */
 final class LocalFirstWrite {
 
+  private static final Logger LOG = LoggerFactory.getLogger(LocalFirstWrite.class);
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long RESEND_SLEEP_MS = RaftTuning.LEADER_WAIT_SLEEP.toLong(TimeUnit.MILLISECONDS);
 
@@ -130,6 +133,7 @@ final class LocalFirstWrite {
     RaftPeerId target = localLeaders.leadership(spec).map(LocalLeaders.Leadership::leader)
         .orElse(guess != null ? guess : spec.group().getPeers().iterator().next().getId());
     RaftClientRequest request = newRequest(spec, target, message);
+    LOG.debug("sending call {} of group {} to {}", request.getCallId(), spec.name(), target);
     Throwable failure;
     try {
       RaftClientReply reply = rpc.get().sendRequest(request);
@@ -246,6 +250,10 @@ final class LocalFirstWrite {
       }
       if (deadline.admissionClosed()) {
         throw failure instanceof IOException io ? io : new IOException(failure);
+      }
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("resending call {} of group {} to {} after: {}", request.getCallId(), spec.name(), target,
+            failure);
       }
       try {
         RaftClientReply reply = rpc.get().sendRequest(RaftClientRequest.newBuilder().set(request)
