@@ -42,6 +42,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import org.apache.ratis.protocol.Message;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -267,7 +269,6 @@ public final class NovaServer implements AutoCloseable {
     return executor;
   }
 
-  /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */
   /** What this node's own replicas know of each group's leader (moves the gateway's clients there). */
   private static LocalLeaders localLeaders(NovaNode node) {
     return new LocalLeaders() {
@@ -293,9 +294,21 @@ public final class NovaServer implements AutoCloseable {
             .map(d -> new LocalLeader(d.getId(), (RaftClientAsynchronousProtocol) d,
                 () -> d.getInfo().getCurrentTerm()));
       }
+
+      @Override
+      public Optional<CompletableFuture<Message>> queryLocalReplica(GroupSpec spec, Message query) {
+        return node.division(spec).filter(d -> d.getInfo().isAlive()).map(d -> {
+          try {
+            return d.getStateMachine().query(query);
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        });
+      }
     };
   }
 
+  /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */
   private static ExecutorService rpcExecutor(String nodeId, NodeTuning tuning) {
     ThreadPoolExecutor executor = new ThreadPoolExecutor(tuning.rpcThreadsMax(), tuning.rpcThreadsMax(),
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(tuning.rpcQueuedCallsMax()),

@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -428,6 +429,30 @@ public final class GroupClients implements AutoCloseable {
     return join(queryAsync(layout.meta(), query,
         withinCallerDeadline(readRequestTimeout.toLong(TimeUnit.MILLISECONDS)), MetaQueryResult.parser()));
   }
+
+  /**
+   * A query of this node's own meta replica, not through the meta leader: what the replica has applied,
+   * which may lag the leader (a stale read), so callers use it only where a stale answer is corrected
+   * later (a stream's placement, see {@link StreamDirectory#resolve}). Empty when this node hosts no meta
+   * replica, or it did not answer within {@link #LOCAL_QUERY_TIMEOUT_MS} (a replica still starting).
+   */
+  public Optional<MetaQueryResult> queryLocalMeta(MetaQuery query) {
+    return localLeaders.queryLocalReplica(layout.meta(), message(query)).flatMap(reply -> {
+      try {
+        return Optional.of(MetaQueryResult.parseFrom(
+            reply.get(LOCAL_QUERY_TIMEOUT_MS, TimeUnit.MILLISECONDS).getContent().toByteArray()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      } catch (ExecutionException | TimeoutException | InvalidProtocolBufferException e) {
+        LOG.debug("the local meta replica did not answer a query; asking the meta leader", e);
+        return Optional.empty();
+      }
+    });
+  }
+
+  /** How long a query of this node's own replica may take: it reads local state, so a little. */
+  static final long LOCAL_QUERY_TIMEOUT_MS = 1_000;
 
   /**
    * {@code boundMs}, or less when the gRPC call being served ends sooner: a blocking query gives up

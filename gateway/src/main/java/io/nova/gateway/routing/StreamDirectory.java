@@ -7,6 +7,7 @@ import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.errors.Errors;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -41,7 +42,22 @@ public final class StreamDirectory {
     if (cached != null) {
       return cached;
     }
-    StreamInfo info = lookUp(basin, stream);
+    return remember(key, lookUpLocally(basin, stream).orElseGet(() -> lookUp(basin, stream)));
+  }
+
+  /**
+   * The stream's placement as the meta leader knows it now, replacing what was cached: for a caller whose
+   * cached placement the shard did not recognise (the stream was deleted, or recreated under a new id).
+   *
+   * @throws GatewayException as {@link #resolve}
+   */
+  public StreamInfo refresh(String basin, String stream) {
+    Key key = new Key(basin, stream);
+    cache.remove(key);
+    return remember(key, lookUp(basin, stream));
+  }
+
+  private StreamInfo remember(Key key, StreamInfo info) {
     if (cache.size() >= ENTRIES_MAX) {
       cache.clear();
     }
@@ -49,11 +65,27 @@ public final class StreamDirectory {
     return info;
   }
 
+  /**
+   * The placement as this node's own meta replica has it, when it lists the stream. A stream's placement
+   * never changes for its id, so a replica that lags can only be wrong about a stream deleted (or recreated)
+   * since: the shard then answers NOT_FOUND and the caller {@link #refresh}es from the leader. This is what
+   * lets a stream's first call through this gateway go on while the meta leader is paused or being
+   * elected (issue #8: such a call used to wait out the pause). A replica that does not list the stream
+   * (not applied yet, or there is none) proves nothing: the leader is asked.
+   */
+  private Optional<StreamInfo> lookUpLocally(String basin, String stream) {
+    return groups.queryLocalMeta(getStreamQuery(basin, stream))
+        .filter(r -> r.getKindCase() == MetaQueryResult.KindCase.STREAM).map(MetaQueryResult::getStream);
+  }
+
+  private static MetaQuery getStreamQuery(String basin, String stream) {
+    return MetaQuery.newBuilder()
+        .setGetStream(GetStreamRequest.newBuilder().setBasin(basin).setStream(stream)).build();
+  }
+
   /** Reads the placement from the meta group, bypassing the cache. */
   public StreamInfo lookUp(String basin, String stream) {
-    MetaQueryResult result = groups.queryMeta(MetaQuery.newBuilder()
-        .setGetStream(GetStreamRequest.newBuilder().setBasin(basin).setStream(stream))
-        .build());
+    MetaQueryResult result = groups.queryMeta(getStreamQuery(basin, stream));
     return switch (result.getKindCase()) {
       case STREAM -> result.getStream();
       case ERROR -> throw new GatewayException(result.getError());

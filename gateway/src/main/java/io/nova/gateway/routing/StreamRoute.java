@@ -134,8 +134,9 @@ public final class StreamRoute {
    */
   private StreamInfo reResolve(StreamInfo stale) {
     StreamDirectory directory = router.directory();
-    directory.forget(basin, stream);
-    StreamInfo fresh = directory.resolve(basin, stream);
+    // From the meta leader, not a possibly lagging local replica: an id that is still the stale one must
+    // be the leader's word before the create is finished in the shard.
+    StreamInfo fresh = directory.refresh(basin, stream);
     if (fresh.getStreamId() == stale.getStreamId()) {
       router.createInShard(fresh);
     }

@@ -13,6 +13,8 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.NotFoundException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,6 +93,38 @@ class ControlPlaneTest {
     assertThat(after.streamId()).isNotEqualTo(before.streamId());
     assertThat(client.checkTail(s).seqNum()).isZero();
     assertThat(client.append(s, batch("new", 1)).start().seqNum()).isZero();
+  }
+
+  /**
+   * Every gateway that routed a stream before it was deleted and recreated (each may have resolved it
+   * from its own, possibly lagging meta replica) sends later appends to the new stream, and none brings
+   * a deleted stream back.
+   */
+  @Test
+  void everyGatewayFollowsADeleteAndARecreate() {
+    StreamAddress s = fx.newStream("regate");
+    List<NovaClient> perNode = fx.cluster.nodeIds().stream().map(id -> NovaClient.builder()
+        .endpoints(fx.cluster.endpoint(id)).requestTimeout(Duration.ofSeconds(20))
+        .retryBudget(Duration.ofSeconds(30)).build()).toList();
+    try {
+      for (NovaClient c : perNode) {
+        c.append(s, batch("old", 1));
+      }
+      client.deleteStream(s);
+      for (NovaClient c : perNode) {
+        assertThatThrownBy(() -> c.append(s, batch("gone", 1))).isInstanceOf(NotFoundException.class);
+      }
+      assertThatThrownBy(() -> client.getStream(s)).as("no gateway brought it back")
+          .isInstanceOf(NotFoundException.class);
+      client.createStream(s);
+      for (NovaClient c : perNode) {
+        c.append(s, batch("new", 1));
+      }
+      assertThat(client.checkTail(s).seqNum()).as("one record per gateway, in the new stream only")
+          .isEqualTo(perNode.size());
+    } finally {
+      perNode.forEach(NovaClient::close);
+    }
   }
 
   @Test
