@@ -73,6 +73,16 @@ final class PauseProbe implements AutoCloseable {
       return electedNs >= 0 && electedNs + boundNs < resumedNs ? Outcome.LATE : Outcome.INCONCLUSIVE;
     }
 
+    /**
+     * Whether writes waited out the pause: the new leader was seen with the bound to spare before the
+     * resume, yet nothing committed until the old leader was back (the stall issue #8 is about). A LATE
+     * pause whose first commit came after the bound but before the resume did not.
+     */
+    boolean waitedOutThePause() {
+      long boundNs = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
+      return electedNs >= 0 && electedNs + boundNs < resumedNs && (firstCommitNs < 0 || firstCommitNs >= resumedNs);
+    }
+
     @Override
     public String toString() {
       return group + " (" + paused + " paused, " + (electedNs < 0 ? "no new leader seen"

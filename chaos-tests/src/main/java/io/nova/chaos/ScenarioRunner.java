@@ -148,11 +148,16 @@ public final class ScenarioRunner {
         phases.lap("readback");
         verdict = new Checker().check(history, finals, new Checker.Recovery(leaderMs, appendMs));
         for (PauseProbe.Measurement m : pauses) {
-          // Judged and logged, not yet an anomaly: 4 of 10 trial pauses were LATE, each with one append
-          // sent just before the pause and answered only after the resume (docs/testing.md, "Pause
-          // probe"); until that path is fixed, a failing check here would fail every CI run.
+          // Issue #8: writes through the other nodes must not wait out a leader's pause. That is an
+          // anomaly; a first commit later than the bound after the election but before the resume is
+          // logged (LATE) and counted in the summary, since on a loaded 2-core machine it is not yet
+          // always met. An inconclusive pause (the new leader seen too near the resume) proves nothing.
           PauseProbe.Outcome outcome = m.outcome();
           LOG.info("pause probe ({}): {}; appends (ms from the pause): {}", outcome, m, m.timeline());
+          if (outcome != PauseProbe.Outcome.INCONCLUSIVE) {
+            verdict.check("pause: a write commits before the paused leader resumes", !m.waitedOutThePause(),
+                m + "; appends (ms from the pause): " + m.timeline());
+          }
         }
         phases.lap("check");
       } finally {

@@ -53,6 +53,17 @@ class PauseProbeMeasurementTest {
     assertThat(pause(2000, 4500, ok(1000, 4700)).outcome()).as("commit after the resume").isEqualTo(Outcome.LATE);
   }
 
+  /** The anomaly: nothing committed until the resume though the new leader was seen in time. */
+  @Test
+  void onlyACommitAtOrAfterTheResumeWaitedOutThePause() {
+    assertThat(pause(2000, 4500).waitedOutThePause()).isTrue();
+    assertThat(pause(2000, 4500, ok(1000, 4700)).waitedOutThePause()).isTrue();
+    assertThat(pause(2000, 4500, ok(1000, 3600)).waitedOutThePause()).as("late, but before the resume").isFalse();
+    assertThat(pause(2000, 4500, ok(1500, 2600)).waitedOutThePause()).isFalse();
+    assertThat(pause(3200, 4500).waitedOutThePause()).as("inconclusive").isFalse();
+    assertThat(pause(-1, 4500).waitedOutThePause()).isFalse();
+  }
+
   @Test
   void aNewLeaderSeenTooLateOrNeverGivesNoVerdict() {
     assertThat(pause(3200, 4500).outcome()).isEqualTo(Outcome.INCONCLUSIVE);
