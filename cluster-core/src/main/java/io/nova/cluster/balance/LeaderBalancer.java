@@ -82,14 +82,23 @@ public final class LeaderBalancer implements AutoCloseable {
   }
 
   /**
-   * Starts the periodic passes.
+   * Starts the periodic passes, when {@code periodic}.
    *
    * @param status reads the cluster status (I/O to every node, about a second at most)
+   * @param periodic whether to run passes on a timer; false leaves only {@link #rebalance(int)}. With
+   *     access tokens on, a pass of its own has no token to read the other nodes' views with (they
+   *     would refuse it and look down), so the node runs none (docs/adr/0023-leader-balance.md)
    */
-  public static LeaderBalancer start(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning) {
+  public static LeaderBalancer start(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning,
+      boolean periodic) {
     LeaderBalancer balancer = new LeaderBalancer(node, status, tuning);
-    long intervalMs = tuning.leaderBalanceIntervalMs();
-    balancer.timer.scheduleWithFixedDelay(balancer::maybeRunPass, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    if (periodic) {
+      long intervalMs = tuning.leaderBalanceIntervalMs();
+      balancer.timer.scheduleWithFixedDelay(balancer::maybeRunPass, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    } else {
+      LOG.info("node {}: no periodic leader balance passes (access tokens are on); 'nova cluster rebalance' "
+          + "runs one", node.config().nodeId());
+    }
     return balancer;
   }
 
