@@ -1,6 +1,8 @@
 package io.nova.client;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,5 +19,16 @@ public record ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<Grou
         Objects.requireNonNull(answeredBy, "answeredBy");
         nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
         groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
+    }
+
+    /**
+     * How many groups each node leads, every node included (0 when it leads none), in node order. A
+     * group without a known leader counts for no one.
+     */
+    public Map<String, Integer> leadersPerNode() {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        nodes.forEach(n -> counts.put(n.nodeId(), 0));
+        groups.forEach(g -> counts.computeIfPresent(g.leader(), (id, c) -> c + 1));
+        return counts;
     }
 }

@@ -22,6 +22,7 @@ import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.FenceRequest;
 import io.nova.proto.v1.TrimRequest;
 import io.nova.proto.v1.GetClusterStatusRequest;
+import io.nova.proto.v1.RebalanceRequest;
 import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.ListBasinsRequest;
@@ -539,6 +540,25 @@ public final class NovaClient implements AutoCloseable {
     public ClusterStatus clusterStatus() {
         return call(CallInfo.of("GetClusterStatus", "", CallKind.READ),
                 e -> Protos.clusterStatus(control(e).getClusterStatus(GetClusterStatusRequest.getDefaultInstance())));
+    }
+
+    /**
+     * Evens out the groups' leaders over the up nodes now (needs {@code cluster-admin}): the answering
+     * node moves leaderships to caught-up replicas, at most {@code transfersMax} of them, and says what
+     * it did. A transfer Ratis refuses is reported in the result, not thrown. Retried like a read: a
+     * repeat only moves what is still uneven.
+     *
+     * @param transfersMax at most this many transfers, 1 to 1000; 0 for the node's default (3)
+     * @throws IllegalArgumentException when {@code transfersMax} is outside 0 to 1000
+     */
+    public RebalanceResult rebalance(int transfersMax) {
+        if (transfersMax < 0 || transfersMax > 1_000) {
+            throw new IllegalArgumentException("transfersMax must be between 0 (the node's default) and 1000, was "
+                    + transfersMax);
+        }
+        RebalanceRequest request = RebalanceRequest.newBuilder().setTransfersMax(transfersMax).build();
+        return call(CallInfo.of("Rebalance", "", CallKind.IDEMPOTENT_WRITE),
+                e -> Protos.rebalance(control(e).rebalance(request)));
     }
 
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */

@@ -28,6 +28,7 @@ import io.nova.gateway.tls.ApiTls;
 import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.retention.RetentionEnforcer;
+import io.nova.cluster.balance.LeaderBalancer;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
@@ -79,6 +80,8 @@ public final class NovaServer implements AutoCloseable {
   private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
   private final HttpServer http;
+  /** Evens out the groups' leaders over the nodes (periodically while this node leads the meta group). */
+  private final LeaderBalancer balancer;
   /** The bootstrap admin token's attempts (auth on only); stopped by {@link #close()}. */
   private volatile Thread bootstrap;
   /** The retention passes over the shards this node leads; stopped by {@link #close()}. */
@@ -86,7 +89,7 @@ public final class NovaServer implements AutoCloseable {
 
   private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
       PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
-      ExecutorService sessionWriters, Server grpc, HttpServer http) {
+      ExecutorService sessionWriters, Server grpc, HttpServer http, LeaderBalancer balancer) {
     this.config = config;
     this.tuning = tuning;
     this.node = node;
@@ -97,6 +100,7 @@ public final class NovaServer implements AutoCloseable {
     this.sessionWriters = sessionWriters;
     this.grpc = grpc;
     this.http = http;
+    this.balancer = balancer;
   }
 
   /**
@@ -146,6 +150,8 @@ public final class NovaServer implements AutoCloseable {
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
     PeerNodeInfo peerNodeInfo = new PeerNodeInfo(apiTls.peerCredentials());
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
+    LeaderBalancer balancer = LeaderBalancer.start(node, status::read, tuning,
+        !config.auth().enabled());
     ExecutorService executor = rpcExecutor(config.nodeId(), tuning);
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId(), tuning.sessionThreadsMax());
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());
@@ -156,7 +162,8 @@ public final class NovaServer implements AutoCloseable {
     AccessTokens tokens = new AccessTokens(groups, clock, new java.security.SecureRandom());
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
     var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
-    var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens);
+    var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
+        balancer::rebalance);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
             apiTls.serverCredentials())
         .executor(executor)
@@ -172,7 +179,7 @@ public final class NovaServer implements AutoCloseable {
     try {
       grpc.start();
     } catch (IOException e) {
-      Runnable[] closers = {peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
+      Runnable[] closers = {balancer::close, peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
           sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
@@ -185,7 +192,7 @@ public final class NovaServer implements AutoCloseable {
           List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
               new MetricsRoutes(node.metrics().exposition())), apiTls);
     } catch (IOException e) {
-      Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
+      Runnable[] closers = {balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
@@ -194,7 +201,7 @@ public final class NovaServer implements AutoCloseable {
         config.nodeId(), api, httpAddress, apiTls.enabled() ? "TLS" : "plaintext",
         node.tls().raft().isPresent() ? "mutual TLS" : "plaintext", authorizer == null ? "off" : "required");
     NovaServer server = new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor,
-        sessionWriters, grpc, http);
+        sessionWriters, grpc, http, balancer);
     if (authorizer != null) {
       server.bootstrap = startBootstrap(config, tokens);
     }
@@ -321,6 +328,11 @@ public final class NovaServer implements AutoCloseable {
     return config;
   }
 
+  /** This node's leader balancer (its passes; {@code rebalance} runs one now). */
+  public LeaderBalancer balancer() {
+    return balancer;
+  }
+
   /** This node's retention passes (trims it writes for the shards it leads). */
   public RetentionEnforcer retention() {
     return retention;
@@ -367,6 +379,7 @@ public final class NovaServer implements AutoCloseable {
   }
 
   private void closeInScope() {
+    balancer.close();
     Thread attempts = bootstrap;
     if (attempts != null) {
       attempts.interrupt();

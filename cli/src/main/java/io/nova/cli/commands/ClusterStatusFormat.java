@@ -10,6 +10,7 @@ import io.nova.client.NodeStatus;
 import io.nova.client.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -30,10 +31,12 @@ final class ClusterStatusFormat {
     ObjectNode root = JsonNodeFactory.instance.objectNode();
     root.put("answered_by", status.answeredBy());
     ArrayNode nodes = root.putArray("nodes");
+    Map<String, Integer> leaders = status.leadersPerNode();
     for (NodeStatus n : status.nodes()) {
       ObjectNode no = nodes.addObject().put("node_id", n.nodeId()).put("raft_address", n.raftAddress())
           .put("api_address", n.apiAddress()).put("http_address", n.httpAddress())
-          .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version());
+          .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version())
+          .put("leaders", leaders.get(n.nodeId()));
       putOptional(no, "data_bytes", n.dataBytes());
     }
     ArrayNode groups = root.putArray("groups");
@@ -71,9 +74,11 @@ final class ClusterStatusFormat {
 
   static String tables(ClusterStatus status, boolean withReplicas) {
     List<List<String>> nodes = new ArrayList<>();
-    nodes.add(List.of("NODE", "STATUS", "VERSION", "DATA", "API", "HTTP", "RAFT"));
+    nodes.add(List.of("NODE", "STATUS", "LEADS", "VERSION", "DATA", "API", "HTTP", "RAFT"));
+    Map<String, Integer> leaders = status.leadersPerNode();
     for (NodeStatus n : status.nodes()) {
-      nodes.add(List.of(n.nodeId(), nodeState(n), n.version().isEmpty() ? "-" : n.version(), size(n.dataBytes()),
+      nodes.add(List.of(n.nodeId(), nodeState(n), Integer.toString(leaders.get(n.nodeId())),
+          n.version().isEmpty() ? "-" : n.version(), size(n.dataBytes()),
           n.apiAddress(), n.httpAddress().isEmpty() ? "-" : n.httpAddress(), n.raftAddress()));
     }
     Set<String> upNodes = upNodes(status);

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves {@code nova cluster status} against a real 3-node in-JVM cluster: {@code --json} parses and
  * carries every node up with the build's version, and every group with one leader among its replicas
- * and per-replica status; the table form shows the same.
+ * and per-replica status; the table form shows the same, with the groups each node leads;
+ * {@code nova cluster rebalance} leaves the leaders within one of each other and prints what it did, as
+ * text and JSON, and refuses a {@code --transfers-max} out of range with a usage error.
  */
 class ClusterStatusCommandTest {
 
@@ -95,6 +97,44 @@ class ClusterStatusCommandTest {
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.out()).contains("NODE  STATUS", "GROUP    LEADER", "GROUP    REPLICA", "shard-1",
         NovaVersion.current());
-    assertThat(r.out().lines().filter(l -> l.matches("n\\d +up .*"))).hasSize(3);
+    assertThat(r.out().lines().filter(l -> l.matches("n\\d +up +\\d .*"))).hasSize(3);
+    assertThat(r.out()).contains("STATUS  LEADS  VERSION");
+  }
+
+  @Test
+  void rebalanceEvensTheLeadersAndSaysWhatItDid() throws Exception {
+    Result text = Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+        .until(() -> nova("cluster", "rebalance"), res -> res.exitCode() == 0);
+    assertThat(text.out()).contains("answered by ", "leaders before: n1=", "leaders after: n1=", "moved");
+
+    Result json = nova("cluster", "rebalance", "--json", "--transfers-max", "5");
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    JsonNode result = new ObjectMapper().readTree(json.out());
+    JsonNode after = result.get("leaders_after");
+    assertThat(after.size()).isEqualTo(3);
+    int max = 0;
+    int min = Integer.MAX_VALUE;
+    int sum = 0;
+    for (JsonNode count : after) {
+      max = Math.max(max, count.asInt());
+      min = Math.min(min, count.asInt());
+      sum += count.asInt();
+    }
+    assertThat(sum).as("every group has a leader: %s", after).isEqualTo(3);
+    assertThat(max - min).as("within one: %s", after).isLessThanOrEqualTo(1);
+    assertThat(result.get("transfers").isArray()).isTrue();
+    JsonNode nodes = statusJson().get("nodes");
+    int leading = 0;
+    for (JsonNode n : nodes) {
+      leading += n.get("leaders").asInt();
+    }
+    assertThat(leading).isEqualTo(3);
+  }
+
+  @Test
+  void rebalanceRefusesATransfersMaxOutOfRange() {
+    Result r = nova("cluster", "rebalance", "--transfers-max", "5000");
+    assertThat(r.exitCode()).isEqualTo(io.nova.cli.ExitCodes.USAGE);
+    assertThat(r.err()).contains("--transfers-max must be between 1 and 1000, was 5000");
   }
 }

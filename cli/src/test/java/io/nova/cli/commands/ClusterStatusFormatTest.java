@@ -47,7 +47,7 @@ class ClusterStatusFormatTest {
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
         .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
-            "data_bytes");
+            "leaders", "data_bytes");
     assertThat(n2.get("up").asBoolean()).isFalse();
     assertThat(n2.get("data_bytes").isNull()).isTrue();
     assertThat(json.get("nodes").get(0).get("data_bytes").asLong()).isEqualTo(5_452_595);
@@ -116,10 +116,10 @@ class ClusterStatusFormatTest {
     List<String> lines = text.lines().toList();
     assertThat(lines.get(0)).isEqualTo("answered by n1");
     assertThat(lines).contains(
-        "NODE  STATUS     VERSION  DATA     API     HTTP    RAFT",
-        "n1    up         1.0.0    5.2 MiB  h:7701  h:7901  h:7801",
-        "n2    raft-only  -        -        h:7702  h:7902  h:7802",
-        "n3    down       -        -        h:7703  h:7903  h:7803",
+        "NODE  STATUS     LEADS  VERSION  DATA     API     HTTP    RAFT",
+        "n1    up         1      1.0.0    5.2 MiB  h:7701  h:7901  h:7801",
+        "n2    raft-only  0      -        -        h:7702  h:7902  h:7802",
+        "n3    down       0      -        -        h:7703  h:7903  h:7803",
         "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
         "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
         "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
@@ -128,6 +128,13 @@ class ClusterStatusFormatTest {
         "meta     n2       down       -     -       -        17     -    -      -",
         "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",
         "shard-1  n1       starting   -     -       -        -      -    -      -");
+  }
+
+  @Test
+  void jsonCountsTheGroupsEachNodeLeads() {
+    JsonNode nodes = ClusterStatusFormat.json(DEGRADED).get("nodes");
+    // n1 leads the meta group; the shards have no leader, which counts for no one.
+    assertThat(nodes).extracting(n -> n.get("leaders").asInt()).containsExactly(1, 0, 0);
   }
 
   @Test

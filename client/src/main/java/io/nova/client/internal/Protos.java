@@ -8,6 +8,7 @@ import io.nova.client.ClusterStatus;
 import io.nova.client.GroupStatus;
 import io.nova.client.Header;
 import io.nova.client.NodeStatus;
+import io.nova.client.RebalanceResult;
 import io.nova.client.ReplicaStatus;
 import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
@@ -17,11 +18,15 @@ import io.nova.client.StreamInfo;
 import io.nova.client.StreamPosition;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.GetClusterStatusResponse;
+import io.nova.proto.v1.NodeLeaders;
 import io.nova.proto.v1.ReadLimit;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.ReadStart;
+import io.nova.proto.v1.RebalanceResponse;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /** Converts between the SDK's value types and the {@code nova.v1} messages. Stateless. */
@@ -160,6 +165,19 @@ public final class Protos {
             out.setRetentionInfinite(true);
         }
         return out.build();
+    }
+
+    /** A wire leader balance answer as a {@link RebalanceResult}. */
+    public static RebalanceResult rebalance(RebalanceResponse r) {
+        return new RebalanceResult(r.getNodeId(), leaders(r.getLeadersBeforeList()), leaders(r.getLeadersAfterList()),
+                r.getTransfersList().stream().map(t -> new RebalanceResult.Transfer(t.getGroup(), t.getFromNode(),
+                        t.getToNode(), t.getOutcome(), t.getDetail())).toList());
+    }
+
+    private static Map<String, Integer> leaders(List<NodeLeaders> counts) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        counts.forEach(c -> out.put(c.getNodeId(), c.getLeaders()));
+        return out;
     }
 
     /** A wire cluster status as a {@link ClusterStatus}. */

@@ -100,6 +100,15 @@ import io.nova.protocol.limits.Limits;
  * @param retentionStreamsPerPassMax streams with a retention limit one shard leader examines per pass, in
  *     rotation, 1 to 1000000; each that has records to drop costs one trim entry. Default 1000: with more
  *     streams than that in a shard, each is examined every {@code ceil(streams / max)} passes.
+ * @param leaderBalanceIntervalMs how often the node leading the meta group evens out the groups' leaders
+ *     over the up nodes (a balance pass, ADR 0023), 100 to 86400000 ms. Default 30000: a node that
+ *     returns leads its share again within about half a minute; a pass that finds nothing to move costs
+ *     one cluster status read.
+ * @param leaderBalanceTransfersMax leadership transfers one balance pass makes at most, 1 to 1000. Default
+ *     3: each costs its group a short pause of writes (an election), so a pass moves a few and the next
+ *     pass goes on.
+ * @param leaderBalanceTransferTimeoutMs how long one leadership transfer may take before Ratis gives up and
+ *     the old leader goes on leading, 100 to 60000 ms. Default 5000.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -136,7 +145,10 @@ public record NodeTuning(
     boolean raftLogMetadataEnabled,
     boolean localLeaderWritesEnabled,
     long retentionPassIntervalMs,
-    int retentionStreamsPerPassMax) {
+    int retentionStreamsPerPassMax,
+    long leaderBalanceIntervalMs,
+    int leaderBalanceTransfersMax,
+    long leaderBalanceTransferTimeoutMs) {
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -186,6 +198,9 @@ public record NodeTuning(
     range("readWaitersMax", readWaitersMax, 1, 10_000_000);
     range("retentionPassIntervalMs", retentionPassIntervalMs, 10, 3_600_000);
     range("retentionStreamsPerPassMax", retentionStreamsPerPassMax, 1, 1_000_000);
+    range("leaderBalanceIntervalMs", leaderBalanceIntervalMs, 100, 86_400_000);
+    range("leaderBalanceTransfersMax", leaderBalanceTransfersMax, 1, 1_000);
+    range("leaderBalanceTransferTimeoutMs", leaderBalanceTransferTimeoutMs, 100, 60_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -325,6 +340,9 @@ public record NodeTuning(
     b.localLeaderWritesEnabled = localLeaderWritesEnabled;
     b.retentionPassIntervalMs = retentionPassIntervalMs;
     b.retentionStreamsPerPassMax = retentionStreamsPerPassMax;
+    b.leaderBalanceIntervalMs = leaderBalanceIntervalMs;
+    b.leaderBalanceTransfersMax = leaderBalanceTransfersMax;
+    b.leaderBalanceTransferTimeoutMs = leaderBalanceTransferTimeoutMs;
     return b;
   }
 
@@ -368,6 +386,9 @@ public record NodeTuning(
     private boolean localLeaderWritesEnabled = true;
     private long retentionPassIntervalMs = 1_000;
     private int retentionStreamsPerPassMax = 1_000;
+    private long leaderBalanceIntervalMs = 30_000;
+    private int leaderBalanceTransfersMax = 3;
+    private long leaderBalanceTransferTimeoutMs = 5_000;
 
     private Builder() {}
 
@@ -546,6 +567,21 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder leaderBalanceIntervalMs(long value) {
+      leaderBalanceIntervalMs = value;
+      return this;
+    }
+
+    public Builder leaderBalanceTransfersMax(int value) {
+      leaderBalanceTransfersMax = value;
+      return this;
+    }
+
+    public Builder leaderBalanceTransferTimeoutMs(long value) {
+      leaderBalanceTransferTimeoutMs = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -561,7 +597,8 @@ public record NodeTuning(
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled,
-          retentionPassIntervalMs, retentionStreamsPerPassMax);
+          retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
+          leaderBalanceTransferTimeoutMs);
     }
   }
 }

@@ -64,7 +64,11 @@ class NodeTuningTest {
         refused("readWaitersMax", b -> b.readWaitersMax(0), "readWaitersMax 0"),
         refused("readWaiterAnswerThreadsMax", b -> b.readWaiterAnswerThreadsMax(0), "readWaiterAnswerThreadsMax 0"),
         refused("retentionPassIntervalMs", b -> b.retentionPassIntervalMs(9), "retentionPassIntervalMs 9"),
-        refused("retentionStreamsPerPassMax", b -> b.retentionStreamsPerPassMax(0), "retentionStreamsPerPassMax 0"));
+        refused("retentionStreamsPerPassMax", b -> b.retentionStreamsPerPassMax(0), "retentionStreamsPerPassMax 0"),
+        refused("leaderBalanceIntervalMs", b -> b.leaderBalanceIntervalMs(99), "leaderBalanceIntervalMs 99"),
+        refused("leaderBalanceTransfersMax", b -> b.leaderBalanceTransfersMax(1_001), "leaderBalanceTransfersMax 1001"),
+        refused("leaderBalanceTransferTimeoutMs", b -> b.leaderBalanceTransferTimeoutMs(60_001),
+            "leaderBalanceTransferTimeoutMs 60001"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -120,6 +124,9 @@ class NodeTuningTest {
     assertThat(d.readWaitersMax()).isEqualTo(10_000);
     assertThat(d.retentionPassIntervalMs()).isEqualTo(1_000);
     assertThat(d.retentionStreamsPerPassMax()).isEqualTo(1_000);
+    assertThat(d.leaderBalanceIntervalMs()).isEqualTo(30_000);
+    assertThat(d.leaderBalanceTransfersMax()).isEqualTo(3);
+    assertThat(d.leaderBalanceTransferTimeoutMs()).isEqualTo(5_000);
     assertThat(NodeTuning.builder().build()).isEqualTo(d);
   }
 }

@@ -33,6 +33,10 @@ import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.gateway.validation.RequestChecks;
+import io.nova.proto.v1.RebalanceRequest;
+import io.nova.proto.v1.RebalanceResponse;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /** The gRPC face of the {@link ControlPlane}, plus the cluster status and node info this node reports. */
@@ -42,6 +46,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   private final Supplier<GetClusterStatusResponse> clusterStatus;
   private final Supplier<GetNodeInfoResponse> nodeInfo;
   private final AccessTokens tokens;
+  private final IntFunction<RebalanceResponse> rebalance;
 
   /**
    * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
@@ -49,17 +54,20 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
    */
   public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus,
       Supplier<GetNodeInfoResponse> nodeInfo) {
-    this(controlPlane, clusterStatus, nodeInfo, null);
+    this(controlPlane, clusterStatus, nodeInfo, null, null);
   }
 
   /**
    * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
    * @param nodeInfo reads this node's own view (local, fast)
    * @param tokens serves the access-token RPCs; null answers them UNIMPLEMENTED
+   * @param rebalance runs a leader balance pass with at most the given transfers (0: the node's
+   *     default); null answers Rebalance UNIMPLEMENTED
    */
   public ControlPlaneService(ControlPlane controlPlane, Supplier<GetClusterStatusResponse> clusterStatus,
-      Supplier<GetNodeInfoResponse> nodeInfo, AccessTokens tokens) {
+      Supplier<GetNodeInfoResponse> nodeInfo, AccessTokens tokens, IntFunction<RebalanceResponse> rebalance) {
     this.controlPlane = controlPlane;
+    this.rebalance = rebalance;
     this.clusterStatus = clusterStatus;
     this.nodeInfo = nodeInfo;
     this.tokens = tokens;
@@ -147,6 +155,18 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void getClusterStatus(
       GetClusterStatusRequest request, StreamObserver<GetClusterStatusResponse> observer) {
     UnaryCalls.serve("GetClusterStatus", observer, clusterStatus);
+  }
+
+  @Override
+  public void rebalance(RebalanceRequest request, StreamObserver<RebalanceResponse> observer) {
+    if (rebalance == null) {
+      super.rebalance(request, observer);
+      return;
+    }
+    UnaryCalls.serve("Rebalance", observer, () -> {
+      RequestChecks.rebalanceTransfersMax(request.getTransfersMax());
+      return rebalance.apply(request.getTransfersMax());
+    });
   }
 
   @Override

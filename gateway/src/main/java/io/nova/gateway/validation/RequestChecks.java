@@ -1,5 +1,6 @@
 package io.nova.gateway.validation;
 
+import io.nova.cluster.balance.LeaderBalancer;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.proto.v1.AppendInput;
 import io.nova.proto.v1.ErrorDetail;
@@ -76,6 +77,15 @@ public final class RequestChecks {
     if (limit < 0 || limit > LIST_LIMIT_MAX) {
       throw invalid("limit", "<= " + LIST_LIMIT_MAX,
           "limit must be between 0 (the default, " + LIST_LIMIT_MAX + ") and " + LIST_LIMIT_MAX);
+    }
+  }
+
+  /** A Rebalance's transfers_max: 0 (the node's default) to {@link LeaderBalancer#TRANSFERS_MAX_LIMIT}. */
+  public static void rebalanceTransfersMax(int transfersMax) {
+    if (transfersMax < 0 || transfersMax > LeaderBalancer.TRANSFERS_MAX_LIMIT) {
+      throw invalid("transfers_max", "<= " + LeaderBalancer.TRANSFERS_MAX_LIMIT,
+          "transfers_max must be between 0 (the node's leaderBalanceTransfersMax) and "
+              + LeaderBalancer.TRANSFERS_MAX_LIMIT + ", was " + Integer.toUnsignedString(transfersMax));
     }
   }
 

@@ -1,0 +1,240 @@
+package io.nova.cluster.balance;
+
+import io.nova.cluster.balance.LeaderPlan.Move;
+import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.node.NovaNode;
+import io.nova.cluster.raft.RaftTuning;
+import io.nova.cluster.tls.RaftTls;
+import io.nova.proto.v1.GetClusterStatusResponse;
+import io.nova.proto.v1.LeaderTransfer;
+import io.nova.proto.v1.NodeLeaders;
+import io.nova.proto.v1.RebalanceResponse;
+import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Evens out the groups' leaders over the up nodes (docs/adr/0023-leader-balance.md). Every
+ * {@link NodeTuning#leaderBalanceIntervalMs()} the node whose replica leads the meta group (and only
+ * it, so one node balances at a time) reads the cluster status, plans at most
+ * {@link NodeTuning#leaderBalanceTransfersMax()} moves ({@link LeaderPlan}) and makes them one after the
+ * other with Ratis leadership transfers; {@link #rebalance(int)} runs the same pass on demand, on any
+ * node. A group whose transfer failed is left out of the next periodic passes, twice as many after each
+ * further failure (at most {@value #BACKOFF_PASSES_MAX}). Passes of one node never overlap; each group
+ * has at most one transfer in flight, since a pass moves a group at most once and waits for each
+ * transfer's answer. Thread-safe.
+ */
+public final class LeaderBalancer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderBalancer.class);
+
+  /** The most transfers one pass may be asked for. */
+  public static final int TRANSFERS_MAX_LIMIT = 1_000;
+  /**
+   * How far behind the commit index a target's match index may be, in entries. Under appends a
+   * follower is always a few entries behind the last report; Ratis catches it up within the transfer's
+   * timeout or refuses.
+   */
+  static final long LAG_ENTRIES_MAX = 1_000;
+  /** The most periodic passes a failing group is left out of. */
+  static final int BACKOFF_PASSES_MAX = 16;
+  /** Added to the transfer's own timeout for the Ratis client's request timeout, in milliseconds. */
+  static final long REQUEST_MARGIN_MS = 2_000;
+
+  private final NovaNode node;
+  private final Supplier<GetClusterStatusResponse> status;
+  private final NodeTuning tuning;
+  private final ScheduledExecutorService timer;
+  /** Held for the whole of a pass: a node's passes never overlap. */
+  private final ReentrantLock passLock = new ReentrantLock();
+  /** Per group name: failures in a row, and periodic passes still to skip. Guarded by {@link #passLock}. */
+  private final Map<String, int[]> backoff = new HashMap<>();
+
+  private LeaderBalancer(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning) {
+    this.node = node;
+    this.status = status;
+    this.tuning = tuning;
+    this.timer = Executors.newSingleThreadScheduledExecutor(
+        NodeThreads.forNode(node.config().nodeId(), "nova-leader-balance"));
+  }
+
+  /**
+   * Starts the periodic passes, when {@code periodic}.
+   *
+   * @param status reads the cluster status (I/O to every node, about a second at most)
+   * @param periodic whether to run passes on a timer; false leaves only {@link #rebalance(int)}. With
+   *     access tokens on, a pass of its own has no token to read the other nodes' views with (they
+   *     would refuse it and look down), so the node runs none (docs/adr/0023-leader-balance.md)
+   */
+  public static LeaderBalancer start(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning,
+      boolean periodic) {
+    LeaderBalancer balancer = new LeaderBalancer(node, status, tuning);
+    if (periodic) {
+      long intervalMs = tuning.leaderBalanceIntervalMs();
+      balancer.timer.scheduleWithFixedDelay(balancer::maybeRunPass, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    } else {
+      LOG.info("node {}: no periodic leader balance passes (access tokens are on); 'nova cluster rebalance' "
+          + "runs one", node.config().nodeId());
+    }
+    return balancer;
+  }
+
+  /**
+   * Runs one pass now, on this node, whether or not it leads the meta group, and ignoring back-off.
+   * Waits for a pass of this node already running. Blocks for about one status read, plus each
+   * transfer (at most {@link NodeTuning#leaderBalanceTransferTimeoutMs()} each), plus a second status read.
+   *
+   * @param transfersMax at most this many transfers; 0 for {@link NodeTuning#leaderBalanceTransfersMax()}
+   * @return what the pass found and did
+   * @throws IllegalArgumentException when {@code transfersMax} is negative or above {@link #TRANSFERS_MAX_LIMIT}
+   */
+  public RebalanceResponse rebalance(int transfersMax) {
+    if (transfersMax < 0 || transfersMax > TRANSFERS_MAX_LIMIT) {
+      throw new IllegalArgumentException("transfers_max must be between 0 (the node's default) and "
+          + TRANSFERS_MAX_LIMIT + ", was " + transfersMax);
+    }
+    passLock.lock();
+    try {
+      return pass(transfersMax == 0 ? tuning.leaderBalanceTransfersMax() : transfersMax, Set.of());
+    } finally {
+      passLock.unlock();
+    }
+  }
+
+  /** A periodic pass, when this node's replica leads the meta group and is ready; never throws. */
+  private void maybeRunPass() {
+    try {
+      RaftServer.Division meta = node.division(node.layout().meta()).orElse(null);
+      if (meta == null || !meta.getInfo().isLeader() || !meta.getInfo().isLeaderReady()) {
+        return;
+      }
+      if (!passLock.tryLock()) {
+        return;
+      }
+      try {
+        pass(tuning.leaderBalanceTransfersMax(), skippedNow());
+      } finally {
+        passLock.unlock();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: leader balance pass failed: {}", node.config().nodeId(), e.toString());
+    }
+  }
+
+  /** The groups backing off, counting this pass against each. */
+  private Set<String> skippedNow() {
+    Set<String> skipped = new java.util.HashSet<>();
+    for (Map.Entry<String, int[]> e : backoff.entrySet()) {
+      if (e.getValue()[1] > 0) {
+        e.getValue()[1]--;
+        skipped.add(e.getKey());
+      }
+    }
+    return skipped;
+  }
+
+  private RebalanceResponse pass(int transfersMax, Set<String> skipped) {
+    GetClusterStatusResponse before = status.get();
+    List<Move> moves = LeaderPlan.plan(before, transfersMax, LAG_ENTRIES_MAX, skipped);
+    RebalanceResponse.Builder out = RebalanceResponse.newBuilder().setNodeId(node.config().nodeId())
+        .addAllLeadersBefore(leaders(before));
+    if (moves.isEmpty()) {
+      return out.addAllLeadersAfter(leaders(before)).build();
+    }
+    for (Move move : moves) {
+      LeaderTransfer done = transfer(move);
+      out.addTransfers(done);
+      recordOutcome(move.group(), done.getOutcome().equals(OUTCOME_MOVED));
+      LOG.info("node {}: leader balance: {} from {} to {}: {} {}", node.config().nodeId(), move.group(),
+          move.from(), move.to(), done.getOutcome(), done.getDetail());
+    }
+    return out.addAllLeadersAfter(leaders(status.get())).build();
+  }
+
+  private void recordOutcome(String group, boolean moved) {
+    if (moved) {
+      backoff.remove(group);
+      return;
+    }
+    int[] state = backoff.computeIfAbsent(group, g -> new int[2]);
+    state[0]++;
+    state[1] = Math.min(BACKOFF_PASSES_MAX, 1 << Math.min(state[0] - 1, 4));
+  }
+
+  static final String OUTCOME_MOVED = "moved";
+  static final String OUTCOME_REFUSED = "refused";
+  static final String OUTCOME_FAILED = "failed";
+
+  /**
+   * Asks the group's leader to hand its leadership to the move's target and waits for the answer.
+   * Ratis checks that the target is caught up (else it sends it the missing entries and waits, up to
+   * the timeout); on refusal or timeout the old leader goes on leading, so a group is never left
+   * leaderless on purpose.
+   */
+  private LeaderTransfer transfer(Move move) {
+    LeaderTransfer.Builder t = LeaderTransfer.newBuilder().setGroup(move.group()).setFromNode(move.from())
+        .setToNode(move.to());
+    GroupSpec spec = node.layout().allGroups().stream().filter(g -> g.name().equals(move.group()))
+        .findFirst().orElseThrow(() -> new IllegalStateException("planned a move of unknown group " + move.group()));
+    try (LogContext.Scope ignored = LogContext.enterGroup(spec.name()); RaftClient client = client(spec, move.from())) {
+      RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(move.to()),
+          tuning.leaderBalanceTransferTimeoutMs());
+      if (reply.isSuccess()) {
+        return t.setOutcome(OUTCOME_MOVED).build();
+      }
+      return t.setOutcome(OUTCOME_REFUSED).setDetail(String.valueOf(reply.getException())).build();
+    } catch (TransferLeadershipException | NotLeaderException | LeaderNotReadyException e) {
+      return t.setOutcome(OUTCOME_REFUSED).setDetail(e.toString()).build();
+    } catch (IOException e) {
+      Throwable cause = e.getCause();
+      boolean refused = cause instanceof TransferLeadershipException || cause instanceof NotLeaderException
+          || cause instanceof LeaderNotReadyException;
+      return t.setOutcome(refused ? OUTCOME_REFUSED : OUTCOME_FAILED).setDetail(e.toString()).build();
+    }
+  }
+
+  /** A client of the group addressed to its current leader, that does not retry (a pass reports, then moves on). */
+  private RaftClient client(GroupSpec spec, String leader) {
+    var properties = RaftTuning.clientProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(properties,
+        TimeDuration.valueOf(tuning.leaderBalanceTransferTimeoutMs() + REQUEST_MARGIN_MS, TimeUnit.MILLISECONDS));
+    return RaftClient.newBuilder().setClientId(ClientId.randomId()).setProperties(properties)
+        .setRaftGroup(spec.group()).setLeaderId(RaftPeerId.valueOf(leader))
+        .setParameters(RaftTls.clientParameters(node.tls().raft()))
+        .setRetryPolicy(RetryPolicies.noRetry())
+        .build();
+  }
+
+  private static List<NodeLeaders> leaders(GetClusterStatusResponse status) {
+    return LeaderPlan.leadersPerNode(status).entrySet().stream()
+        .map(e -> NodeLeaders.newBuilder().setNodeId(e.getKey()).setLeaders(e.getValue()).build()).toList();
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
