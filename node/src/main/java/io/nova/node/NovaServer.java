@@ -2,6 +2,7 @@ package io.nova.node;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
@@ -34,6 +35,7 @@ import io.nova.gateway.routing.LocalLeaders;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
+import io.nova.node.health.GrpcHealth;
 import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
@@ -76,6 +78,7 @@ public final class NovaServer implements AutoCloseable {
   private final ExecutorService sessionWriters;
   private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
+  private final GrpcHealth health;
   private final HttpServer http;
   /** The bootstrap admin token's attempts (auth on only); stopped by {@link #close()}. */
   private volatile Thread bootstrap;
@@ -84,7 +87,7 @@ public final class NovaServer implements AutoCloseable {
 
   private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
       PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
-      ExecutorService sessionWriters, Server grpc, HttpServer http) {
+      ExecutorService sessionWriters, Server grpc, GrpcHealth health, HttpServer http) {
     this.config = config;
     this.tuning = tuning;
     this.node = node;
@@ -94,6 +97,7 @@ public final class NovaServer implements AutoCloseable {
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
     this.grpc = grpc;
+    this.health = health;
     this.http = http;
   }
 
@@ -155,6 +159,7 @@ public final class NovaServer implements AutoCloseable {
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
     var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens);
+    GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
             apiTls.serverCredentials())
         .executor(executor)
@@ -166,11 +171,15 @@ public final class NovaServer implements AutoCloseable {
             : ServerInterceptors.intercept(dataService, new GrpcAuthInterceptor(authorizer)))
         .addService(authorizer == null ? ServerInterceptors.intercept(controlService)
             : ServerInterceptors.intercept(controlService, new GrpcAuthInterceptor(authorizer)))
+        // Health and reflection answer without an access token: probes carry none, and reflection
+        // describes only the public schema (grpcurl, grpc_health_probe).
+        .addService(health.service())
+        .addService(ProtoReflectionServiceV1.newInstance())
         .build();
     try {
       grpc.start();
     } catch (IOException e) {
-      Runnable[] closers = {peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
+      Runnable[] closers = {health::close, peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
           sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
@@ -183,7 +192,7 @@ public final class NovaServer implements AutoCloseable {
           List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
               new MetricsRoutes(node.metrics().exposition())), apiTls);
     } catch (IOException e) {
-      Runnable[] closers = {grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
+      Runnable[] closers = {health::close, grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
@@ -192,7 +201,7 @@ public final class NovaServer implements AutoCloseable {
         config.nodeId(), api, httpAddress, apiTls.enabled() ? "TLS" : "plaintext",
         node.tls().raft().isPresent() ? "mutual TLS" : "plaintext", authorizer == null ? "off" : "required");
     NovaServer server = new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor,
-        sessionWriters, grpc, http);
+        sessionWriters, grpc, health, http);
     if (authorizer != null) {
       server.bootstrap = startBootstrap(config, tokens);
     }
@@ -362,6 +371,8 @@ public final class NovaServer implements AutoCloseable {
     if (passes != null) {
       passes.close();
     }
+    // First, so probes stop routing here while in-flight calls drain.
+    health.close();
     http.close();
     grpc.shutdown();
     try {
