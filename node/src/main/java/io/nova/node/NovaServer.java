@@ -2,6 +2,7 @@ package io.nova.node;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
@@ -35,6 +36,7 @@ import io.nova.gateway.routing.LocalLeaders;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
+import io.nova.node.health.GrpcHealth;
 import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
@@ -79,6 +81,7 @@ public final class NovaServer implements AutoCloseable {
   private final ExecutorService sessionWriters;
   private final PeerNodeInfo peerNodeInfo;
   private final Server grpc;
+  private final GrpcHealth health;
   private final HttpServer http;
   /** Evens out the groups' leaders over the nodes (periodically while this node leads the meta group). */
   private final LeaderBalancer balancer;
@@ -89,7 +92,7 @@ public final class NovaServer implements AutoCloseable {
 
   private NovaServer(NodeConfig config, NodeTuning tuning, NovaNode node, GroupClients groups,
       PeerNodeInfo peerNodeInfo, ExecutorService rpcExecutor, ScheduledExecutorService sessionExecutor,
-      ExecutorService sessionWriters, Server grpc, HttpServer http, LeaderBalancer balancer) {
+      ExecutorService sessionWriters, Server grpc, GrpcHealth health, HttpServer http, LeaderBalancer balancer) {
     this.config = config;
     this.tuning = tuning;
     this.node = node;
@@ -99,6 +102,7 @@ public final class NovaServer implements AutoCloseable {
     this.sessionExecutor = sessionExecutor;
     this.sessionWriters = sessionWriters;
     this.grpc = grpc;
+    this.health = health;
     this.http = http;
     this.balancer = balancer;
   }
@@ -164,6 +168,7 @@ public final class NovaServer implements AutoCloseable {
     var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
         balancer::rebalance);
+    GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
             apiTls.serverCredentials())
         .executor(executor)
@@ -175,11 +180,16 @@ public final class NovaServer implements AutoCloseable {
             : ServerInterceptors.intercept(dataService, new GrpcAuthInterceptor(authorizer)))
         .addService(authorizer == null ? ServerInterceptors.intercept(controlService)
             : ServerInterceptors.intercept(controlService, new GrpcAuthInterceptor(authorizer)))
+        // Health and reflection answer without an access token: probes carry none, and reflection
+        // describes only the public schema (grpcurl, grpc_health_probe).
+        .addService(health.service())
+        .addService(ProtoReflectionServiceV1.newInstance())
         .build();
     try {
       grpc.start();
     } catch (IOException e) {
-      Runnable[] closers = {balancer::close, peerNodeInfo::close, groups::close, node::close, executor::shutdownNow,
+      Runnable[] closers = {health::close, balancer::close, peerNodeInfo::close, groups::close, node::close,
+          executor::shutdownNow,
           sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw new IOException("cannot listen on api-address " + api + ": " + e.getMessage(), e);
@@ -192,7 +202,8 @@ public final class NovaServer implements AutoCloseable {
           List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
               new MetricsRoutes(node.metrics().exposition())), apiTls);
     } catch (IOException e) {
-      Runnable[] closers = {balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close, node::close,
+      Runnable[] closers = {health::close, balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close,
+          node::close,
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
@@ -201,7 +212,7 @@ public final class NovaServer implements AutoCloseable {
         config.nodeId(), api, httpAddress, apiTls.enabled() ? "TLS" : "plaintext",
         node.tls().raft().isPresent() ? "mutual TLS" : "plaintext", authorizer == null ? "off" : "required");
     NovaServer server = new NovaServer(config, tuning, node, groups, peerNodeInfo, executor, sessionExecutor,
-        sessionWriters, grpc, http, balancer);
+        sessionWriters, grpc, health, http, balancer);
     if (authorizer != null) {
       server.bootstrap = startBootstrap(config, tokens);
     }
@@ -388,6 +399,8 @@ public final class NovaServer implements AutoCloseable {
     if (passes != null) {
       passes.close();
     }
+    // First, so probes stop routing here while in-flight calls drain.
+    health.close();
     http.close();
     grpc.shutdown();
     try {
