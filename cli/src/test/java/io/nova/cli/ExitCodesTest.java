@@ -2,7 +2,7 @@ package io.nova.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.grpc.Status;
+import io.nova.client.errors.ErrorCode;
 import io.nova.client.StreamPosition;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
@@ -44,7 +44,7 @@ class ExitCodesTest {
         Arguments.of(new UnavailableException("no leader", false, null), 1, "no leader"),
         Arguments.of(new DeadlineExceededException("deadline", false, null), 1, "deadline"),
         Arguments.of(new ResourceExhaustedException("rate", "too fast", null), 1, "too fast"),
-        Arguments.of(new NovaInternalException("boom", Status.Code.INTERNAL, false, null), 1, "boom"),
+        Arguments.of(new NovaInternalException("boom", ErrorCode.INTERNAL, false, null), 1, "boom"),
         Arguments.of(new IOException("disk"), 1, "I/O error: disk"),
         Arguments.of(new IllegalStateException(), 1, "IllegalStateException"));
   }

@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /** A basin or stream with that name already exists ({@code ALREADY_EXISTS}). Definite: nothing changed. */
 public class AlreadyExistsException extends ResourceException {
@@ -20,6 +19,6 @@ public class AlreadyExistsException extends ResourceException {
      * @param cause the underlying exception, or null
      */
     public AlreadyExistsException(String resource, String name, String message, Throwable cause) {
-        super(resource, name, message, Status.Code.ALREADY_EXISTS, cause);
+        super(resource, name, message, ErrorCode.ALREADY_EXISTS, cause);
     }
 }

@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * The call did not finish within its deadline ({@code DEADLINE_EXCEEDED}). When the client's own timer
@@ -17,6 +16,6 @@ public class DeadlineExceededException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public DeadlineExceededException(String message, boolean mayHaveTakenEffect, Throwable cause) {
-        super(message, Status.Code.DEADLINE_EXCEEDED, mayHaveTakenEffect, cause);
+        super(message, ErrorCode.DEADLINE_EXCEEDED, mayHaveTakenEffect, cause);
     }
 }

@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 import java.util.Objects;
 
 /** The cluster rejected an argument ({@code INVALID_ARGUMENT}). Definite: nothing changed. */
@@ -24,7 +23,7 @@ public class InvalidArgumentException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public InvalidArgumentException(String field, String limit, String message, Throwable cause) {
-        super(message, Status.Code.INVALID_ARGUMENT, false, cause);
+        super(message, ErrorCode.INVALID_ARGUMENT, false, cause);
         this.field = Objects.requireNonNull(field, "field");
         this.limit = Objects.requireNonNull(limit, "limit");
     }

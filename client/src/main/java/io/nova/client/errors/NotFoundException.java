@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /** A basin or stream does not exist ({@code NOT_FOUND}). Definite: nothing changed. */
 public class NotFoundException extends ResourceException {
@@ -20,6 +19,6 @@ public class NotFoundException extends ResourceException {
      * @param cause the underlying exception, or null
      */
     public NotFoundException(String resource, String name, String message, Throwable cause) {
-        super(resource, name, message, Status.Code.NOT_FOUND, cause);
+        super(resource, name, message, ErrorCode.NOT_FOUND, cause);
     }
 }

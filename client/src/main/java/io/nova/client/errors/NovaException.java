@@ -1,34 +1,33 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 import java.util.Objects;
 
 /**
  * The base of every operating error the SDK raises. Unchecked; immutable once thrown.
  *
- * <p>{@link #code()} is the gRPC status code the call ended with (or the one the SDK attributes to a
- * local failure). {@link #mayHaveTakenEffect()} is false unless a subclass documents otherwise: a false
+ * <p>{@link #code()} is the category the call ended with (named after the gRPC status the server
+ * answered, or the one the SDK attributes to a local failure). {@link #mayHaveTakenEffect()} is false unless a subclass documents otherwise: a false
  * value means the error is definite and nothing was changed.
  */
 public class NovaException extends RuntimeException {
 
-    private final Status.Code code;
+    private final ErrorCode code;
     private final boolean mayHaveTakenEffect;
 
     /**
      * @param message a sentence saying what failed and what to do
-     * @param code the gRPC status code
+     * @param code the category of the failure
      * @param mayHaveTakenEffect whether the call may have changed the cluster despite failing
      * @param cause the underlying exception, or null
      */
-    protected NovaException(String message, Status.Code code, boolean mayHaveTakenEffect, Throwable cause) {
+    protected NovaException(String message, ErrorCode code, boolean mayHaveTakenEffect, Throwable cause) {
         super(message, cause);
         this.code = Objects.requireNonNull(code, "code");
         this.mayHaveTakenEffect = mayHaveTakenEffect;
     }
 
-    /** The gRPC status code this error corresponds to. */
-    public Status.Code code() {
+    /** The category of this failure; never null. */
+    public ErrorCode code() {
         return code;
     }
 

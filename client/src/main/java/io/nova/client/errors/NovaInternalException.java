@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * A bug or an unexpected status ({@code INTERNAL}, or a code Nova does not document such as
@@ -13,11 +12,11 @@ public class NovaInternalException extends NovaException {
 
     /**
      * @param message what failed
-     * @param code the status code the call ended with
+     * @param code the category the call ended with
      * @param mayHaveTakenEffect whether the call may have taken effect
      * @param cause the underlying exception, or null
      */
-    public NovaInternalException(String message, Status.Code code, boolean mayHaveTakenEffect, Throwable cause) {
+    public NovaInternalException(String message, ErrorCode code, boolean mayHaveTakenEffect, Throwable cause) {
         super(message, code, mayHaveTakenEffect, cause);
     }
 }

@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * The access token is valid but its scope does not allow the operation on the resource
@@ -19,7 +18,7 @@ public class PermissionDeniedException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public PermissionDeniedException(String operation, String resource, String message, Throwable cause) {
-        super(message, Status.Code.PERMISSION_DENIED, false, cause);
+        super(message, ErrorCode.PERMISSION_DENIED, false, cause);
         this.operation = operation;
         this.resource = resource;
     }

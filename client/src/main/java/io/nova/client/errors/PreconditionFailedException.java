@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * The cluster refused the call because a precondition did not hold ({@code FAILED_PRECONDITION}).
@@ -14,6 +13,6 @@ public class PreconditionFailedException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public PreconditionFailedException(String message, Throwable cause) {
-        super(message, Status.Code.FAILED_PRECONDITION, false, cause);
+        super(message, ErrorCode.FAILED_PRECONDITION, false, cause);
     }
 }

@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 import java.util.Objects;
 
 /** An error about a named basin or stream: which kind of resource, and its name. Definite. */
@@ -16,7 +15,7 @@ public abstract class ResourceException extends NovaException {
      * @param code the gRPC code this error stands for
      * @param cause the underlying exception, or null
      */
-    protected ResourceException(String resource, String name, String message, Status.Code code, Throwable cause) {
+    protected ResourceException(String resource, String name, String message, ErrorCode code, Throwable cause) {
         super(message, code, false, cause);
         this.resource = Objects.requireNonNull(resource, "resource");
         this.name = Objects.requireNonNull(name, "name");

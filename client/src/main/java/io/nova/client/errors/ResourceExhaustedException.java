@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 import java.util.Objects;
 
 /**
@@ -17,7 +16,7 @@ public class ResourceExhaustedException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public ResourceExhaustedException(String limit, String message, Throwable cause) {
-        super(message, Status.Code.RESOURCE_EXHAUSTED, false, cause);
+        super(message, ErrorCode.RESOURCE_EXHAUSTED, false, cause);
         this.limit = Objects.requireNonNull(limit, "limit");
     }
 

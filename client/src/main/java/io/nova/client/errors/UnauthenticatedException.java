@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * The cluster requires an access token and the call carried none it accepts ({@code UNAUTHENTICATED}):
@@ -17,7 +16,7 @@ public class UnauthenticatedException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public UnauthenticatedException(String reason, String message, Throwable cause) {
-        super(message, Status.Code.UNAUTHENTICATED, false, cause);
+        super(message, ErrorCode.UNAUTHENTICATED, false, cause);
         this.reason = reason;
     }
 

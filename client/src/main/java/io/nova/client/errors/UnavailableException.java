@@ -1,6 +1,5 @@
 package io.nova.client.errors;
 
-import io.grpc.Status;
 
 /**
  * The cluster could not serve the call now ({@code UNAVAILABLE}): no leader, a node down, or no
@@ -18,6 +17,6 @@ public class UnavailableException extends NovaException {
      * @param cause the underlying exception, or null
      */
     public UnavailableException(String message, boolean mayHaveTakenEffect, Throwable cause) {
-        super(message, Status.Code.UNAVAILABLE, mayHaveTakenEffect, cause);
+        super(message, ErrorCode.UNAVAILABLE, mayHaveTakenEffect, cause);
     }
 }

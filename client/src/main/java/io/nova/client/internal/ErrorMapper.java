@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
+import io.nova.client.errors.ErrorCode;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.DeadlineExceededException;
@@ -139,7 +140,7 @@ public final class ErrorMapper {
             case UNAUTHENTICATED -> new UnauthenticatedException(d.getUnauthenticated().getReason(), text, cause);
             case PERMISSION_DENIED -> new PermissionDeniedException(d.getPermissionDenied().getOperation(),
                     d.getPermissionDenied().getResource(), text, cause);
-            case INTERNAL -> new NovaInternalException(text, status.getCode(), ambiguous, cause);
+            case INTERNAL -> new NovaInternalException(text, errorCode(status.getCode()), ambiguous, cause);
             case KIND_NOT_SET -> null;
         };
     }
@@ -154,11 +155,23 @@ public final class ErrorMapper {
             case UNAVAILABLE -> new UnavailableException(text + TlsHint.of(cause), ambiguous, cause);
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, call.kind().mutates(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException("", text, cause);
-            case UNIMPLEMENTED -> new NovaInternalException(text, code, false, cause);
+            case UNIMPLEMENTED -> new NovaInternalException(text, errorCode(code), false, cause);
             case UNAUTHENTICATED -> new UnauthenticatedException("", text, cause);
             case PERMISSION_DENIED -> new PermissionDeniedException("", "", text, cause);
-            default -> new NovaInternalException(text, code, ambiguous, cause);
+            default -> new NovaInternalException(text, errorCode(code), ambiguous, cause);
         };
+    }
+
+    /**
+     * The SDK's own name for a gRPC status code, so the public API carries no gRPC type; a code this SDK
+     * does not know (and OK, which never ends a failed call) becomes {@link ErrorCode#UNKNOWN}.
+     */
+    public static ErrorCode errorCode(Status.Code code) {
+        try {
+            return ErrorCode.valueOf(code.name());
+        } catch (IllegalArgumentException unknown) {
+            return ErrorCode.UNKNOWN;
+        }
     }
 
     private static String describe(Status status) {

@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import io.nova.client.StreamPosition;
+import io.nova.client.errors.ErrorCode;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.DeadlineExceededException;
@@ -63,7 +64,7 @@ class ErrorMapperTest {
         assertThat(s.resent()).isFalse();
         assertThat(s.matchSeqNum()).hasValue(5);
         assertThat(s.mayHaveTakenEffect()).isFalse();
-        assertThat(s.code()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(s.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
         assertThat(s).hasMessage("match_seq_num 5 missed: the committed tail is 3 (retry with match_seq_num 3)");
     }
 
@@ -150,7 +151,7 @@ class ErrorMapperTest {
         NovaException unknown = ErrorMapper.map(Status.UNKNOWN.withDescription("boom").asRuntimeException(),
                 APPEND, true);
         assertThat(unknown).isInstanceOf(NovaInternalException.class);
-        assertThat(unknown.code()).isEqualTo(Status.Code.UNKNOWN);
+        assertThat(unknown.code()).isEqualTo(ErrorCode.UNKNOWN);
         assertThat(unknown.getMessage()).contains("UNKNOWN: boom");
     }
 
@@ -200,7 +201,9 @@ class ErrorMapperTest {
     @EnumSource(value = Status.Code.class, names = "OK", mode = EnumSource.Mode.EXCLUDE)
     void everyCodeWithoutDetailMapsToANovaExceptionKeepingItsCode(Status.Code code) {
         NovaException e = ErrorMapper.map(Status.fromCode(code).asRuntimeException(), READ, true);
-        assertThat(e.code()).isEqualTo(code == Status.Code.OUT_OF_RANGE ? Status.Code.INVALID_ARGUMENT : code);
+        // every gRPC code has a same-named ErrorCode, so none collapses to UNKNOWN by accident
+        assertThat(e.code()).isEqualTo(code == Status.Code.OUT_OF_RANGE ? ErrorCode.INVALID_ARGUMENT
+                : ErrorCode.valueOf(code.name()));
         assertThat(e.getCause()).isInstanceOf(StatusRuntimeException.class);
     }
 
