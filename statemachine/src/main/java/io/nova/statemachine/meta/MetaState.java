@@ -9,6 +9,8 @@ import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.AccessTokenInfo;
+import io.nova.proto.v1.Operation;
+import io.nova.proto.v1.AccessTokenScope;
 import io.nova.proto.v1.ListAccessTokensResponse;
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.ErrorDetail;
@@ -211,10 +213,30 @@ public final class MetaState {
     if (token.getInfo().getRevoked()) {
       return new Applied(MetaResult.newBuilder().setToken(token.getInfo()).build(), new MetaChange.None());
     }
+    if (isActiveClusterAdmin(token.getInfo(), revokedAtMs) && tokens.values().stream()
+        .noneMatch(t -> !t.getInfo().getId().equals(id) && isActiveClusterAdmin(t.getInfo(), revokedAtMs))) {
+      // A cluster with no cluster-admin token left can never issue or revoke one again (the bootstrap
+      // token is issued once): refuse, and say how to rotate instead.
+      return refused(Errors.invalidArgument("id", "not the last active cluster-admin token",
+          "token " + id + " is the cluster's last active cluster-admin token: revoking it would leave no token"
+              + " that can administer tokens. Issue another cluster-admin token first, then revoke this one;"
+              + " nothing was changed"));
+    }
     AccessTokenInfo info = token.getInfo().toBuilder().setRevoked(true).setRevokedAtMs(revokedAtMs).build();
     StoredToken revoked = token.toBuilder().setInfo(info).build();
     tokens.put(id, revoked);
     return new Applied(MetaResult.newBuilder().setToken(info).build(), new MetaChange.TokenPut(revoked));
+  }
+
+  /**
+   * Whether {@code info} grants cluster-admin at {@code nowMs}: not revoked, not expired, and unscoped
+   * (cluster-admin counts only on a token without a basin or stream prefix, ADR 0019).
+   */
+  private static boolean isActiveClusterAdmin(AccessTokenInfo info, long nowMs) {
+    AccessTokenScope scope = info.getScope();
+    return !info.getRevoked() && (info.getExpiresAtMs() == 0 || info.getExpiresAtMs() > nowMs)
+        && scope.getBasinPrefix().isEmpty() && scope.getStreamPrefix().isEmpty()
+        && scope.getOperationsList().contains(Operation.OPERATION_CLUSTER_ADMIN);
   }
 
   /** The stored token with public id {@code id}, if any (revoked ones included). */

@@ -44,6 +44,34 @@ class MetaStateTokensTest {
         .build();
   }
 
+  static StoredToken admin(String id, long expiresAtMs, String basinPrefix) {
+    return StoredToken.newBuilder().setSecretSha256(ByteString.copyFrom(new byte[32]))
+        .setInfo(AccessTokenInfo.newBuilder().setId(id).setIssuedAtMs(5).setExpiresAtMs(expiresAtMs)
+            .setScope(AccessTokenScope.newBuilder().setBasinPrefix(basinPrefix)
+                .addOperations(Operation.OPERATION_CLUSTER_ADMIN))).build();
+  }
+
+  /** Revoking the last active cluster-admin token is refused (it would lock token administration out). */
+  @Test
+  void theLastActiveClusterAdminTokenCannotBeRevoked() {
+    MetaState state = new MetaState(1);
+    long index = 0;
+    assertThat(state.apply(issue(admin("AAAAAAAAAAA", 0, ""), true), ++index).result().hasError()).isFalse();
+    // Neither an expired nor a revoked nor a scoped one counts as another administrator.
+    assertThat(state.apply(issue(admin("EEEEEEEEEEE", 8, ""), false), ++index).result().hasError()).isFalse();
+    MetaState.Applied refused = state.apply(revoke("AAAAAAAAAAA"), ++index);
+    assertThat(refused.result().getError().getInvalidArgument().getField()).isEqualTo("id");
+    assertThat(refused.result().getError().getMessage()).contains("last active cluster-admin token",
+        "Issue another cluster-admin token first");
+    assertThat(refused.change()).isInstanceOf(MetaChange.None.class);
+    assertThat(state.getToken("AAAAAAAAAAA").orElseThrow().getInfo().getRevoked()).as("nothing changed").isFalse();
+
+    assertThat(state.apply(issue(admin("BBBBBBBBBBB", 0, ""), false), ++index).result().hasError()).isFalse();
+    assertThat(state.apply(revoke("AAAAAAAAAAA"), ++index).result().hasError()).as("another admin exists").isFalse();
+    assertThat(state.apply(revoke("BBBBBBBBBBB"), ++index).result().getError().hasInvalidArgument())
+        .as("now B is the last one").isTrue();
+  }
+
   @Test
   void tokensAreStoredRevokedAndReloaded() {
     MetaState state = new MetaState(1);
