@@ -239,6 +239,18 @@ class MainTest {
     assertThat(java.nio.file.Files.readString(plan.configFile("n1"))).as("nothing rewritten").isEqualTo(before);
   }
 
+  /** A pasted secret given to token revoke is refused before anything is sent and never repeated. */
+  @Test
+  void tokenRevokeRefusesASecretWithoutEchoingIt() {
+    String secret = "nvt.AAAAAAAAAAA." + "s3cr3t".repeat(7);
+    Result r = run("", "token", "revoke", NOWHERE, "--", secret);
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("nova token revoke -- AAAAAAAAAAA").doesNotContain("s3cr3t");
+    Result longId = run("", "token", "revoke", NOWHERE, "--", "x".repeat(5000));
+    assertThat(longId.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(longId.err()).contains("5000 characters").doesNotContain("x".repeat(20));
+  }
+
   @Test
   void helpListsEveryExitCode() {
     String help = run("", "--help").out();

@@ -93,10 +93,29 @@ public final class TokenCommands implements Runnable {
 
     @Override
     protected int run(NovaClient client) {
+      checkId(id);
       TokenInfo revoked = client.revokeToken(id);
       err().println("revoked token " + revoked.id());
       return ExitCodes.OK;
     }
+  }
+
+  /**
+   * Refuses, before anything is sent, a value that is not a token id, without repeating it: a pasted
+   * bearer token ({@code nvt.ID.SECRET}) would otherwise reach the terminal and CI logs in the message.
+   */
+  static void checkId(String value) {
+    if (io.nova.protocol.auth.TokenRules.isId(value)) {
+      return;
+    }
+    String[] parts = value.split("\\.", -1);
+    if (parts.length == 3 && io.nova.protocol.auth.TokenRules.isId(parts[1])) {
+      throw new InputException("that is a token's secret, not its id (it was not sent, and is not repeated here);"
+          + " pass its id: nova token revoke -- " + parts[1]);
+    }
+    throw new InputException("a token id is " + io.nova.protocol.auth.TokenRules.ID_CHARS
+        + " characters from [A-Za-z0-9_-] as 'nova token list' prints it; the value given has " + value.length()
+        + " characters (not repeated here)");
   }
 
   static Set<TokenOperation> operations(String text) {
