@@ -68,6 +68,13 @@ public final class TokenRules {
       return Optional.of(Errors.invalidArgument("description", "<= " + DESCRIPTION_CHARS_MAX + " characters",
           "the description is " + description.length() + " characters; at most " + DESCRIPTION_CHARS_MAX));
     }
+    int control = description.codePoints().filter(Character::isISOControl).findFirst().orElse(-1);
+    if (control >= 0) {
+      // A tab or newline would forge columns or rows in 'nova token list', an escape would reach terminals.
+      return Optional.of(Errors.invalidArgument("description", "no control characters",
+          String.format("the description holds the control character U+%04X (tabs, newlines and escapes are not"
+              + " allowed): give one line of plain text", control)));
+    }
     return Optional.empty();
   }
 }
