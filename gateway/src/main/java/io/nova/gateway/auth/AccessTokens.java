@@ -125,7 +125,8 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
     });
     if (request.getTtlMs() > TTL_MS_MAX) {
       throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("ttl_ms", "<= " + TTL_MS_MAX,
-          "a token lives at most 10 years (" + TTL_MS_MAX + " ms); 0 means it never expires"));
+          "a token lives at most 10 years (" + TTL_MS_MAX + " ms); for one that never expires, leave the"
+              + " lifetime out (ttl_ms 0; no --expires in the CLI)"));
     }
     long nowMs = clock.millis();
     AccessTokenInfo info = AccessTokenInfo.newBuilder().setId(made.id()).setScope(request.getScope())
