@@ -482,20 +482,59 @@ public final class GroupClients implements AutoCloseable {
     WriteRetryPolicy.Attempts attempts = new WriteRetryPolicy.Attempts();
     Message message = message(command);
     Optional<LocalLeaders.LocalLeader> local = localLeaders.readyLocalLeader(spec);
-    // One invocation (client id, call id), resent to the group's leader as this node's replica knows it
-    // until answered or the admission deadline: locally when this node leads, else over the network. A
-    // leader stepping down, a peer without the group and an election in progress are all resent after a
-    // short sleep (LocalFirstWrite); the same call id keeps a resent write from taking effect twice.
-    try {
-      if (local.isPresent()) {
-        localWriteCount.inc();
+    if (local.isPresent()) {
+      localWriteCount.inc();
+      try {
         return parse(localWrites.send(spec, local.get(), message, deadline, attempts,
             () -> clients.current().getClientRpc()), parser);
+      } catch (IOException e) {
+        throw failed(spec, e, attempts, deadline);
       }
-      return parse(localWrites.sendToLeader(spec, message, clients.current().getLeaderId(), deadline, attempts,
-          () -> clients.current().getClientRpc()), parser);
-    } catch (IOException e) {
-      throw failed(spec, e, attempts, deadline);
+    }
+    for (int movesLeft = spec.group().getPeers().size() - 1; ; movesLeft--) {
+      RaftClient client = clients.current();
+      try {
+        return parse(WriteRetryPolicy.withDeadline(deadline.admitByNanos(), nanoTime, attempts,
+            () -> client.io().send(message)), parser);
+      } catch (IOException e) {
+        boolean groupMismatch = PeerMovingClient.isGroupMismatch(e);
+        if (groupMismatch) {
+          clients.moveOffPeer(client);
+        }
+        // The peer hosts no copy of the group, so it appended nothing; the write is sent again from the
+        // next peer only when no earlier attempt may have been appended either: the new client has a new
+        // client id, so Ratis' retry cache could not recognise a copy of an earlier attempt.
+        if (groupMismatch && movesLeft > 0 && !attempts.mayHaveAppended() && !deadline.admissionClosed()) {
+          continue;
+        }
+        // A leader handing its leadership over refuses writes before appending them, and Ratis' client
+        // gives up at that answer instead of retrying: wait for the successor, as for "not ready".
+        if (isSteppingDown(e) && !attempts.mayHaveAppended() && !deadline.admissionClosed()
+            && sleptForLeader()) {
+          continue;
+        }
+        throw failed(spec, e, attempts, deadline);
+      }
+    }
+  }
+
+  private static boolean isSteppingDown(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof LeaderSteppingDownException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Sleeps the leader-wait interval; false (the interrupt flag kept) when interrupted. */
+  private static boolean sleptForLeader() {
+    try {
+      RaftTuning.LEADER_WAIT_SLEEP.sleep();
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

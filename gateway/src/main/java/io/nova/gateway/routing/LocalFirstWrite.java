@@ -25,14 +25,11 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.rpc.CallId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's writes to a group's leader. A write to a group this node leads is submitted to the node's
- * own Raft server instead of through a Ratis client: no gRPC hop from the gateway to its own process
- * (issue #10 measured that hop at ~4 ms of a one-at-a-time append). A write to a group another node leads
- * goes over the network to the leader this node's replica follows ({@link #sendToLeader}).
+ * A write to a group this node leads, submitted to the node's own Raft server instead of through a Ratis
+ * client: no gRPC hop from the gateway to its own process (issue #10 measured that hop at ~4 ms of a
+ * one-at-a-time append).
  *
  * <p><b>Resends.</b> The request gets a call id from Ratis' process-wide counter and this gateway's own
  * client id, so it is one invocation the retry caches of every replica recognise. If the local leader
@@ -50,7 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LocalFirstWrite {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LocalFirstWrite.class);
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long RESEND_SLEEP_MS = RaftTuning.LEADER_WAIT_SLEEP.toLong(TimeUnit.MILLISECONDS);
 
@@ -71,7 +67,14 @@ final class LocalFirstWrite {
    * from one thread enter the log in that order. {@link #finish} waits for it.
    */
   Attempt start(GroupSpec spec, LocalLeaders.LocalLeader local, Message message) {
-    RaftClientRequest request = newRequest(spec, local.self(), message);
+    RaftClientRequest request = RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setLeaderId(local.self())
+        .setGroupId(spec.group().getGroupId())
+        .setCallId(CallId.getAndIncrement())
+        .setMessage(message)
+        .setType(RaftClientRequest.writeRequestType())
+        .build();
     long termBefore = local.currentTerm().getAsLong();
     CompletableFuture<RaftClientReply> reply;
     try {
@@ -118,48 +121,6 @@ final class LocalFirstWrite {
   }
 
   /**
-   * Writes {@code message} to {@code spec}'s group when this node does not lead it: one invocation sent
-   * over the network to the leader this node's own replica follows (else to {@code guess}, the group
-   * client's last known leader, else the group's first peer), and resent as after a failed local attempt.
-   * Each attempt is bounded by {@code rpc}'s request timeout, and each resend goes to the leader as this
-   * node's replica knows it at that moment: a write caught by a paused leader moves to its successor as
-   * soon as this node has seen the election, not after the pause (issue #8).
-   *
-   * @return the reply that answered the write (successful, or carrying the state machine's refusal)
-   * @throws IOException the last attempt's failure when no attempt was answered before the deadline
-   */
-  RaftClientReply sendToLeader(GroupSpec spec, Message message, RaftPeerId guess, WriteDeadline deadline,
-      WriteRetryPolicy.Attempts attempts, Supplier<RaftClientRpc> rpc) throws IOException {
-    RaftPeerId target = localLeaders.leadership(spec).map(LocalLeaders.Leadership::leader)
-        .orElse(guess != null ? guess : spec.group().getPeers().iterator().next().getId());
-    RaftClientRequest request = newRequest(spec, target, message);
-    LOG.debug("sending call {} of group {} to {}", request.getCallId(), spec.name(), target);
-    Throwable failure;
-    try {
-      RaftClientReply reply = rpc.get().sendRequest(request);
-      if (answered(reply)) {
-        return reply;
-      }
-      failure = reply.getException();
-    } catch (IOException e) {
-      failure = e;
-    }
-    return resend(spec, request, failure, deadline, attempts, rpc);
-  }
-
-  /** A new invocation of this gateway's client id: a fresh call id from Ratis' process-wide counter. */
-  private RaftClientRequest newRequest(GroupSpec spec, RaftPeerId target, Message message) {
-    return RaftClientRequest.newBuilder()
-        .setClientId(clientId)
-        .setLeaderId(target)
-        .setGroupId(spec.group().getGroupId())
-        .setCallId(CallId.getAndIncrement())
-        .setMessage(message)
-        .setType(RaftClientRequest.writeRequestType())
-        .build();
-  }
-
-  /**
    * Waits for {@code attempt}'s local reply and, unless it settles the write, resends the same invocation
    * as above; blocks the calling thread.
    *
@@ -192,7 +153,6 @@ final class LocalFirstWrite {
       attempts.recordFailure(failure);
       throw failure instanceof IOException io ? io : new IOException(failure);
     }
-    resends.inc();
     return resend(attempt.spec(), attempt.request(), failure, deadline, attempts, rpc);
   }
 
@@ -231,6 +191,7 @@ final class LocalFirstWrite {
   /** Resends {@code request}, same invocation, to the group's leader until answered or past the deadline. */
   private RaftClientReply resend(GroupSpec spec, RaftClientRequest request, Throwable firstFailure,
       WriteDeadline deadline, WriteRetryPolicy.Attempts attempts, Supplier<RaftClientRpc> rpc) throws IOException {
+    resends.inc();
     Throwable failure = firstFailure;
     int rotation = 0;
     for (int resends = 0; ; resends++) {
@@ -250,10 +211,6 @@ final class LocalFirstWrite {
       }
       if (deadline.admissionClosed()) {
         throw failure instanceof IOException io ? io : new IOException(failure);
-      }
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("resending call {} of group {} to {} after: {}", request.getCallId(), spec.name(), target,
-            failure);
       }
       try {
         RaftClientReply reply = rpc.get().sendRequest(RaftClientRequest.newBuilder().set(request)
