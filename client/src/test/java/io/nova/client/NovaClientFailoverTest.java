@@ -203,7 +203,9 @@ class NovaClientFailoverTest {
             assertThatThrownBy(() -> client.checkTail(ADDR)).isInstanceOf(DeadlineExceededException.class)
                     .hasMessageContaining("no answer within the deadline").hasMessageNotContaining("Name resolution");
             long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
-            assertThat(tookMs).as("the whole call ends within its 2 s bound and a little slack").isLessThan(2_500);
+            // A retry given a whole request timeout would end at 1.5 s + 2 s = 3.5 s; the slack below that
+            // absorbs a loaded machine's scheduling delays.
+            assertThat(tookMs).as("the whole call ends within its 2 s bound, not 3.5 s").isLessThan(3_200);
         }
         assertThat(a.calls("CheckTail")).isEqualTo(2);
     }

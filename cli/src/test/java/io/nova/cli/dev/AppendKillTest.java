@@ -67,14 +67,14 @@ class AppendKillTest {
   }
 
   @Test
-  @Timeout(150)
+  @Timeout(240)
   void killNineOfTheLeaderMidAppendLeavesATrueRecordOfWhatMayBeDuplicated() throws Exception {
     lines = LINES_AT_LEAST_ONCE;
     run(false);
   }
 
   @Test
-  @Timeout(180)
+  @Timeout(270)
   void killNineOfTheLeaderMidAppendLeavesEveryLineExactlyOnceWhenIdempotent() throws Exception {
     lines = LINES_IDEMPOTENT;
     run(true);

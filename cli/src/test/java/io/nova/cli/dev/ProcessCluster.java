@@ -124,9 +124,13 @@ final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  /** Creates {@code basin}, waiting (bounded) for the cluster to answer. */
+  /**
+   * Creates {@code basin}, waiting (bounded) for the cluster to answer. Three node JVMs starting and
+   * bootstrapping their groups take ~15 s on a quiet 2-core machine and several times that when other
+   * builds load it, hence the generous bound.
+   */
   static void awaitBasin(NovaClient client, String basin) {
-    Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+    Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
         .ignoreExceptionsInstanceOf(NovaException.class)
         .until(() -> {
           try {
