@@ -33,6 +33,7 @@ import java.util.stream.Collectors;
 final class PauseProbe implements AutoCloseable {
 
   static final long FIRST_COMMIT_AFTER_ELECTION_MS_MAX = 1500;
+  private static final long BOUND_NS = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
   private static final long POLL_MS = 50;
   private static final long NODE_INFO_DEADLINE_MS = 300;
   private static final int APPENDS_MAX = 20_000;
@@ -65,12 +66,16 @@ final class PauseProbe implements AutoCloseable {
     }
 
     Outcome outcome() {
-      long boundNs = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
-      if (electedNs >= 0 && firstCommitNs >= 0 && firstCommitNs - electedNs <= boundNs
+      if (electedNs >= 0 && firstCommitNs >= 0 && firstCommitNs - electedNs <= BOUND_NS
           && firstCommitNs < resumedNs) {
         return Outcome.WITHIN_BOUND;
       }
-      return electedNs >= 0 && electedNs + boundNs < resumedNs ? Outcome.LATE : Outcome.INCONCLUSIVE;
+      return conclusive() ? Outcome.LATE : Outcome.INCONCLUSIVE;
+    }
+
+    /** Whether the new leader was seen with the whole bound to spare before the resume. */
+    boolean conclusive() {
+      return electedNs >= 0 && electedNs + BOUND_NS < resumedNs;
     }
 
     /**
@@ -79,8 +84,7 @@ final class PauseProbe implements AutoCloseable {
      * pause whose first commit came after the bound but before the resume did not.
      */
     boolean waitedOutThePause() {
-      long boundNs = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
-      return electedNs >= 0 && electedNs + boundNs < resumedNs && (firstCommitNs < 0 || firstCommitNs >= resumedNs);
+      return conclusive() && (firstCommitNs < 0 || firstCommitNs >= resumedNs);
     }
 
     @Override

@@ -239,6 +239,20 @@ class MainTest {
     assertThat(java.nio.file.Files.readString(plan.configFile("n1"))).as("nothing rewritten").isEqualTo(before);
   }
 
+  /** A reused dev folder whose node file is broken is refused, not silently rewritten without the shape check. */
+  @Test
+  void devRefusesAFolderWhoseNodeFileCannotBeRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("n1").resolve("node.yaml");
+    java.nio.file.Files.createDirectories(file.getParent());
+    java.nio.file.Files.writeString(file, "nodeId: [unclosed\n");
+
+    Result r = run("", "dev", "--data-dir", dir.toString());
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains(file.toString(), "could not be read", "another --data-dir");
+    assertThat(java.nio.file.Files.readString(file)).as("nothing rewritten").isEqualTo("nodeId: [unclosed\n");
+  }
+
   /** A pasted secret given to token revoke is refused before anything is sent and never repeated. */
   @Test
   void tokenRevokeRefusesASecretWithoutEchoingIt() {

@@ -1,5 +1,6 @@
 package io.nova.cli.dev;
 
+import io.nova.cli.InputException;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.PeerAddress;
 import java.io.IOException;
@@ -66,7 +67,10 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   /**
    * The configuration of node {@code n1} of a cluster an earlier {@code nova dev} left in {@code dataDir},
-   * or empty when there is none or its file cannot be read (the node then reports what is wrong with it).
+   * or empty when there is none.
+   *
+   * @throws InputException when the file is there but cannot be read or parsed: going on would rewrite
+   *     it without checking the cluster's shape against it
    */
   public static Optional<NodeConfig> existingConfig(Path dataDir) {
     Path file = dataDir.resolve("n1").resolve("node.yaml");
@@ -76,7 +80,8 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     try {
       return Optional.of(NodeConfig.load(file));
     } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+      throw new InputException(file + " is there but could not be read (" + e.getMessage() + "). Fix or "
+          + "delete it, or give another --data-dir for a new cluster.");
     }
   }
 
