@@ -33,6 +33,7 @@ import io.nova.cluster.balance.LeaderBalancer;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
+import io.nova.gateway.routing.LocalReplicas;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
@@ -147,7 +148,7 @@ public final class NovaServer implements AutoCloseable {
       LongSupplier nanoTime) throws IOException {
     NovaNode node = NovaNode.start(config, tuning, clock);
     GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime, localLeaders(node),
-        () -> RaftTls.clientParameters(node.tls().raft()));
+        localReplicas(node), () -> RaftTls.clientParameters(node.tls().raft()));
     groups.registerMetrics(node.metrics().registry());
     ApiTls apiTls = ApiTls.of(node.tls());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
@@ -312,18 +313,18 @@ public final class NovaServer implements AutoCloseable {
             .map(d -> new LocalLeader(d.getId(), (RaftClientAsynchronousProtocol) d,
                 () -> d.getInfo().getCurrentTerm()));
       }
-
-      @Override
-      public Optional<CompletableFuture<Message>> queryLocalReplica(GroupSpec spec, Message query) {
-        return node.division(spec).filter(d -> d.getInfo().isAlive()).map(d -> {
-          try {
-            return d.getStateMachine().query(query);
-          } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-          }
-        });
-      }
     };
+  }
+
+  /** Queries of this node's own replicas, answered from what each has applied (placement lookups). */
+  private static LocalReplicas localReplicas(NovaNode node) {
+    return (spec, query) -> node.division(spec).filter(d -> d.getInfo().isAlive()).map(d -> {
+      try {
+        return d.getStateMachine().query(query);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    });
   }
 
   /** Server threads serving RPCs; each blocked call holds one; beyond the queue gRPC refuses calls. */

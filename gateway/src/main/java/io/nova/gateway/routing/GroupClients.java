@@ -99,6 +99,7 @@ public final class GroupClients implements AutoCloseable {
   private final List<PeerMovingClient> readClients = new ArrayList<>();
   private final LeaderFollower leaderFollower;
   private final LocalLeaders localLeaders;
+  private final LocalReplicas localReplicas;
   private final LocalFirstWrite localWrites;
   /** Writes submitted to this node's own leading replica ({@link #registerMetrics}). */
   private final Counter localWriteCount = new Counter();
@@ -125,7 +126,7 @@ public final class GroupClients implements AutoCloseable {
    *     ({@code System::nanoTime} outside tests)
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime) {
-    this(layout, tuning, clock, nanoTime, LocalLeaders.NONE, Parameters::new);
+    this(layout, tuning, clock, nanoTime, LocalLeaders.NONE, LocalReplicas.NONE, Parameters::new);
   }
 
   /**
@@ -134,11 +135,13 @@ public final class GroupClients implements AutoCloseable {
    * {@code RaftTls.clientParameters}, so the groups' servers accept these clients as they accept peers),
    * and that move to each group's new leader as soon as {@code localLeaders} (this node's own replicas)
    * learn of it ({@link LeaderFollower}), so a paused or partitioned leader stalls writes for about one
-   * election, not until its requests time out.
+   * election, not until its requests time out; and that read placements from {@code localReplicas} (this
+   * node's own meta replica) first ({@link #queryLocalMeta}).
    */
   public GroupClients(ClusterLayout layout, NodeTuning tuning, Clock clock, LongSupplier nanoTime,
-      LocalLeaders localLeaders, Supplier<Parameters> parameters) {
+      LocalLeaders localLeaders, LocalReplicas localReplicas, Supplier<Parameters> parameters) {
     this.layout = layout;
+    this.localReplicas = localReplicas;
     this.clock = clock;
     this.nanoTime = nanoTime;
     this.readRequestTimeout = TimeDuration.valueOf(tuning.shardReadRequestTimeoutMs(), TimeUnit.MILLISECONDS);
@@ -437,7 +440,7 @@ public final class GroupClients implements AutoCloseable {
    * replica, or it did not answer within {@link #LOCAL_QUERY_TIMEOUT_MS} (a replica still starting).
    */
   public Optional<MetaQueryResult> queryLocalMeta(MetaQuery query) {
-    return localLeaders.queryLocalReplica(layout.meta(), message(query)).flatMap(reply -> {
+    return localReplicas.query(layout.meta(), message(query)).flatMap(reply -> {
       try {
         return Optional.of(MetaQueryResult.parseFrom(
             reply.get(LOCAL_QUERY_TIMEOUT_MS, TimeUnit.MILLISECONDS).getContent().toByteArray()));

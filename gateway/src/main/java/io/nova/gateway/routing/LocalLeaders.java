@@ -2,10 +2,8 @@ package io.nova.gateway.routing;
 
 import io.nova.cluster.layout.GroupSpec;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftPeerId;
 
 /**
@@ -33,17 +31,6 @@ public interface LocalLeaders {
    * ({@link LocalFirstWrite}). Empty when another node leads, during an election, and by default.
    */
   default Optional<LocalLeader> readyLocalLeader(GroupSpec spec) {
-    return Optional.empty();
-  }
-
-  /**
-   * Queries this node's own replica of {@code spec}'s group directly, not through the group's leader: the
-   * answer reflects what the replica has applied, which may lag the leader (a stale read), and needs no
-   * leader, so it answers while the leader is paused or an election runs. Empty when this node hosts no
-   * replica of the group (and by default). The future may complete exceptionally (a replica still
-   * starting).
-   */
-  default Optional<CompletableFuture<Message>> queryLocalReplica(GroupSpec spec, Message query) {
     return Optional.empty();
   }
 
