@@ -23,7 +23,10 @@ import java.util.stream.Collectors;
  * time to a stream of that group (one the workload does not use) through the other nodes' gateways
  * only, watches the other nodes' own replicas for the group's new leader, and reports how long after
  * the election the first append committed. A paused leader should cost the election and no more than
- * {@link #FIRST_COMMIT_AFTER_ELECTION_MS_MAX} beyond it (issue #8, ADR 0017).
+ * {@link #FIRST_COMMIT_AFTER_ELECTION_MS_TARGET} beyond it (issue #8, ADR 0017); beyond
+ * {@link #FIRST_COMMIT_AFTER_ELECTION_MS_MAX} writes stalled, which the checker counts as an anomaly
+ * (invariant 13). The gap between the two absorbs one write attempt stuck on the paused leader when a
+ * loaded 2-core machine delays its timeout and resend (1.25 s was seen at load 9).
  *
  * <p>The election is seen by asking each other node for its own replicas ({@code GetNodeInfo}, answered
  * locally, {@value #NODE_INFO_DEADLINE_MS} ms deadline) every {@value #POLL_MS} ms until one of them is
@@ -32,8 +35,12 @@ import java.util.stream.Collectors;
  */
 final class PauseProbe implements AutoCloseable {
 
-  static final long FIRST_COMMIT_AFTER_ELECTION_MS_MAX = 1500;
-  private static final long BOUND_NS = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
+  /** What a pause should cost beyond the election, in ms: the first commit within it is on target. */
+  static final long FIRST_COMMIT_AFTER_ELECTION_MS_TARGET = 1500;
+  /** Beyond this many ms after the election, with the old leader still paused, writes stalled. */
+  static final long FIRST_COMMIT_AFTER_ELECTION_MS_MAX = 2500;
+  private static final long TARGET_NS = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_TARGET);
+  private static final long MAX_NS = TimeUnit.MILLISECONDS.toNanos(FIRST_COMMIT_AFTER_ELECTION_MS_MAX);
   private static final long POLL_MS = 50;
   private static final long NODE_INFO_DEADLINE_MS = 300;
   private static final int APPENDS_MAX = 20_000;
@@ -42,11 +49,13 @@ final class PauseProbe implements AutoCloseable {
 
   /** How one pause went. */
   enum Outcome {
-    /** The first commit came within the bound after the new leader was seen, while the old was paused. */
-    WITHIN_BOUND,
-    /** The bound fit inside the pause after the new leader was seen, and no append committed within it. */
+    /** The first commit came within the target after the new leader was seen, while the old was paused. */
+    ON_TARGET,
+    /** Not on target, but a commit came within the maximum, or the maximum did not fit before the resume. */
     LATE,
-    /** The new leader was seen too close to the resume (or never) for the bound to fit: no verdict. */
+    /** The maximum fit inside the pause after the new leader was seen, and no append committed within it. */
+    STALLED,
+    /** The new leader was seen too close to the resume (or never) for the target to fit: no verdict. */
     INCONCLUSIVE
   }
 
@@ -66,25 +75,32 @@ final class PauseProbe implements AutoCloseable {
     }
 
     Outcome outcome() {
-      if (electedNs >= 0 && firstCommitNs >= 0 && firstCommitNs - electedNs <= BOUND_NS
-          && firstCommitNs < resumedNs) {
-        return Outcome.WITHIN_BOUND;
+      if (committedWithin(TARGET_NS)) {
+        return Outcome.ON_TARGET;
       }
-      return conclusive() ? Outcome.LATE : Outcome.INCONCLUSIVE;
+      if (fitsBeforeTheResume(MAX_NS) && !committedWithin(MAX_NS)) {
+        return Outcome.STALLED;
+      }
+      return fitsBeforeTheResume(TARGET_NS) ? Outcome.LATE : Outcome.INCONCLUSIVE;
     }
 
-    /** Whether the new leader was seen with the whole bound to spare before the resume. */
-    boolean conclusive() {
-      return electedNs >= 0 && electedNs + BOUND_NS < resumedNs;
+    /** Whether an append committed within {@code boundNs} of the new leader being seen, before the resume. */
+    private boolean committedWithin(long boundNs) {
+      return electedNs >= 0 && firstCommitNs >= 0 && firstCommitNs - electedNs <= boundNs
+          && firstCommitNs - resumedNs < 0;
+    }
+
+    /** Whether the new leader was seen with {@code boundNs} to spare before the resume. */
+    private boolean fitsBeforeTheResume(long boundNs) {
+      return electedNs >= 0 && electedNs + boundNs - resumedNs < 0;
     }
 
     /**
-     * Whether writes waited out the pause: the new leader was seen with the bound to spare before the
-     * resume, yet nothing committed until the old leader was back (the stall issue #8 is about). A LATE
-     * pause whose first commit came after the bound but before the resume did not.
+     * Whether writes waited out the pause: the new leader was seen with the target to spare before the
+     * resume, yet nothing committed until the old leader was back (the stall issue #8 is about).
      */
     boolean waitedOutThePause() {
-      return conclusive() && (firstCommitNs < 0 || firstCommitNs >= resumedNs);
+      return fitsBeforeTheResume(TARGET_NS) && (firstCommitNs < 0 || firstCommitNs - resumedNs >= 0);
     }
 
     @Override

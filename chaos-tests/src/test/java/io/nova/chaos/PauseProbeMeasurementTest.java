@@ -9,10 +9,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Proves how a pause is judged from its timings alone: a commit within the bound after the new leader
- * was seen and before the resume passes; no such commit although the bound fit inside the pause is
- * late; a new leader seen too close to the resume, or never, gives no
- * verdict; and the timeline names each append relative to the pause.
+ * Proves how a pause is judged from its timings alone: a commit within the target (1.5 s) after the new
+ * leader was seen and before the resume is on target; one within the maximum (2.5 s), or a maximum that
+ * did not fit before the resume, is late; no commit within a maximum that fit inside the pause stalled;
+ * a new leader seen too close to the resume, or never, gives no verdict; the checker turns stalled
+ * pauses into anomalies (invariant 13); and the timeline names each append relative to the pause.
  */
 class PauseProbeMeasurementTest {
 
@@ -41,19 +42,28 @@ class PauseProbeMeasurementTest {
   }
 
   @Test
-  void aCommitWithinTheBoundBeforeTheResumePasses() {
-    assertThat(pause(2000, 4500, ok(1500, 2600)).outcome()).isEqualTo(Outcome.WITHIN_BOUND);
-    assertThat(pause(2000, 4500, ok(1500, 3500)).outcome()).isEqualTo(Outcome.WITHIN_BOUND);
+  void aCommitWithinTheTargetBeforeTheResumeIsOnTarget() {
+    assertThat(pause(2000, 4500, ok(1500, 2600)).outcome()).isEqualTo(Outcome.ON_TARGET);
+    assertThat(pause(2000, 4500, ok(1500, 3500)).outcome()).isEqualTo(Outcome.ON_TARGET);
+    assertThat(pause(3200, 4500, ok(3000, 3300)).outcome()).as("on target even where the target did not fit")
+        .isEqualTo(Outcome.ON_TARGET);
   }
 
   @Test
-  void noCommitWithinTheBoundThoughItFitInsideThePauseIsLate() {
-    assertThat(pause(2000, 4500).outcome()).isEqualTo(Outcome.LATE);
-    assertThat(pause(2000, 4500, ok(1000, 3600)).outcome()).as("commit after the bound").isEqualTo(Outcome.LATE);
-    assertThat(pause(2000, 4500, ok(1000, 4700)).outcome()).as("commit after the resume").isEqualTo(Outcome.LATE);
+  void aCommitBeyondTheTargetButWithinTheMaximumIsLate() {
+    assertThat(pause(1000, 4500, ok(500, 2600)).outcome()).isEqualTo(Outcome.LATE);
+    assertThat(pause(1000, 4500, ok(500, 3500)).outcome()).as("at the maximum").isEqualTo(Outcome.LATE);
+    assertThat(pause(2500, 4500).outcome()).as("the maximum did not fit before the resume").isEqualTo(Outcome.LATE);
+    assertThat(pause(2500, 4500, ok(2000, 4700)).outcome()).isEqualTo(Outcome.LATE);
   }
 
-  /** The anomaly: nothing committed until the resume though the new leader was seen in time. */
+  @Test
+  void noCommitWithinTheMaximumThoughItFitInsideThePauseStalled() {
+    assertThat(pause(1000, 4500).outcome()).isEqualTo(Outcome.STALLED);
+    assertThat(pause(1000, 4500, ok(500, 3600)).outcome()).as("commit after the maximum").isEqualTo(Outcome.STALLED);
+    assertThat(pause(1000, 4500, ok(500, 4700)).outcome()).as("commit after the resume").isEqualTo(Outcome.STALLED);
+  }
+
   @Test
   void onlyACommitAtOrAfterTheResumeWaitedOutThePause() {
     assertThat(pause(2000, 4500).waitedOutThePause()).isTrue();
@@ -69,6 +79,18 @@ class PauseProbeMeasurementTest {
     assertThat(pause(3200, 4500).outcome()).isEqualTo(Outcome.INCONCLUSIVE);
     assertThat(pause(-1, 4500).outcome()).isEqualTo(Outcome.INCONCLUSIVE);
     assertThat(pause(3200, 4500, ok(3000, 4600)).outcome()).isEqualTo(Outcome.INCONCLUSIVE);
+  }
+
+  /** Invariant 13: a stalled pause is an anomaly, an on-target or late one a passed check, an inconclusive one neither. */
+  @Test
+  void theCheckerCountsOnlyConclusivePausesAndFlagsTheStalledOnes() {
+    Verdict v = new Verdict();
+    new Checker().checkPauses(v, List.of(pause(2000, 4500, ok(1500, 2600)), pause(3200, 4500),
+        pause(1000, 4500, ok(500, 3000)), pause(1000, 4500, ok(500, 3600)), pause(1000, 4500)));
+    assertThat(v.checkCount()).as("the inconclusive pause is not counted").isEqualTo(4);
+    assertThat(v.anomalies()).hasSize(2);
+    assertThat(v.anomalies().get(0)).contains("first commit 2600 ms after that").doesNotContain("waited out");
+    assertThat(v.anomalies().get(1)).contains("first commit never", "writes waited out the pause");
   }
 
   @Test
