@@ -20,7 +20,7 @@ public final class ApiError extends RuntimeException {
   private final OptionalInt retryAfterSecs;
   private final Map<String, String> headers;
 
-  ApiError(int status, String code, String message, Map<String, Object> fields, OptionalInt retryAfterSecs) {
+  public ApiError(int status, String code, String message, Map<String, Object> fields, OptionalInt retryAfterSecs) {
     this(status, code, message, fields, retryAfterSecs, Map.of());
   }
 

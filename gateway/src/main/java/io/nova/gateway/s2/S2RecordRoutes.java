@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.http.ApiError;
 import io.nova.gateway.http.Json;
 import io.nova.gateway.http.RequestBodies;
 import io.nova.proto.v1.AppendRequest;
@@ -13,7 +14,9 @@ import io.nova.proto.v1.FenceRequest;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.StreamPosition;
 import io.nova.proto.v1.TrimRequest;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -47,19 +50,34 @@ final class S2RecordRoutes {
     String basin = S2Streams.basin(ctx);
     String stream = ctx.pathParam("stream");
     S2Format format = S2Format.of(ctx);
+    checkJson(ctx);
     S2Records.Append append = S2Records.append(S2Json.parse(RequestBodies.read(ctx, bodyBytesMax)), format);
     Map<String, Object> ack;
     if (append instanceof S2Records.Command.Fence fence) {
       ack = S2Records.commandAck(data.fence(FenceRequest.newBuilder()
           .setBasin(basin).setStream(stream).setFencingToken(fence.token()).build()).getBoundary());
     } else if (append instanceof S2Records.Command.Trim trim) {
-      ack = S2Records.commandAck(data.trim(TrimRequest.newBuilder()
-          .setBasin(basin).setStream(stream).setSeqNum(trim.seqNum()).build()).getTail());
+      TrimRequest.Builder request = TrimRequest.newBuilder().setBasin(basin).setStream(stream).setSeqNum(trim.seqNum());
+      trim.fencingToken().ifPresent(request::setFencingToken);
+      ack = S2Records.commandAck(data.trim(request.build()).getTail());
     } else {
       ack = S2Records.ack(data.append(AppendRequest.newBuilder()
           .setBasin(basin).setStream(stream).setInput(((S2Records.Batch) append).input()).build()).getAck());
     }
     Json.respond(ctx, 200, ack);
+  }
+
+  /**
+   * Refuses S2's protobuf bodies (its SDKs send one for records with byte bodies or headers, e.g. a trim
+   * command): Nova's S2 surface speaks S2's JSON only. @throws ApiError 415
+   */
+  private static void checkJson(Context ctx) {
+    String type = ctx.contentType();
+    if (type != null && !type.startsWith("application/json")) {
+      throw new ApiError(415, "unsupported_media_type", "Content-Type " + type + " is not served: send S2's JSON"
+          + " AppendInput (application/json), with s2-format: base64 for bytes that are not UTF-8",
+          Map.of("supported", List.of("application/json")), OptionalInt.empty());
+    }
   }
 
   private void read(Context ctx) {

@@ -37,8 +37,8 @@ final class S2Records {
     /** Install (or clear, when empty) the stream's fencing token. */
     record Fence(String token) implements Command {}
 
-    /** Trim every record below {@code seqNum}. */
-    record Trim(long seqNum) implements Command {}
+    /** Trim every record below {@code seqNum}, presenting {@code fencingToken} (empty: none) as an append would. */
+    record Trim(long seqNum, java.util.Optional<String> fencingToken) implements Command {}
   }
 
   /** Parses S2's {@code AppendInput} body. */
@@ -57,12 +57,18 @@ final class S2Records {
     if (commands.isEmpty()) {
       return new Batch(input.build());
     }
-    if (records.size() != 1 || input.hasMatchSeqNum() || input.hasFencingToken()) {
-      throw S2Errors.invalid("records", "a command record alone, unconditional",
-          "a fence or trim command record must be the only record of its append, without match_seq_num or"
-              + " fencing_token: Nova runs it as its Fence or Trim verb, not as a record (docs/http-api.md)");
+    Command command = commands.get(0);
+    boolean conditional = input.hasMatchSeqNum() || (command instanceof Command.Fence && input.hasFencingToken());
+    if (records.size() != 1 || conditional) {
+      throw S2Errors.invalid("records", "a command record alone; no match_seq_num; fencing_token only on a trim",
+          "a fence or trim command record must be the only record of its append, without match_seq_num (and a"
+              + " fence without fencing_token): Nova runs it as its Fence or Trim verb, not as a record"
+              + " (docs/http-api.md)");
     }
-    return commands.get(0);
+    if (command instanceof Command.Trim trim && input.hasFencingToken()) {
+      return new Command.Trim(trim.seqNum(), java.util.Optional.of(input.getFencingToken()));
+    }
+    return command;
   }
 
   private static AppendRecord record(S2Json r, S2Format format) {
@@ -93,7 +99,7 @@ final class S2Records {
           throw S2Errors.invalid(at.at("body"), "8 bytes", "a trim command's body is the seq_num as 8 big-endian"
               + " bytes (send it with s2-format: base64); this one has " + body.size() + " bytes");
         }
-        yield java.util.Optional.of(new Command.Trim(body.asReadOnlyByteBuffer().getLong()));
+        yield java.util.Optional.of(new Command.Trim(body.asReadOnlyByteBuffer().getLong(), java.util.Optional.empty()));
       }
       default -> throw S2Errors.invalid(at.at("headers"), "fence or trim", "a record whose only header has an"
           + " empty name is a command record; \"" + op + "\" is not a command (fence, trim)");
