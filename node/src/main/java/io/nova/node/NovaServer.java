@@ -20,6 +20,7 @@ import io.nova.gateway.auth.BootstrapToken;
 import io.nova.gateway.auth.GrpcAuthInterceptor;
 import io.nova.gateway.auth.TokenVerifier;
 import io.nova.gateway.http.AuthRoutes;
+import io.nova.gateway.s2.S2Routes;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
@@ -201,7 +202,8 @@ public final class NovaServer implements AutoCloseable {
       http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
           List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
-              new MetricsRoutes(node.metrics().exposition())), apiTls);
+              new MetricsRoutes(node.metrics().exposition()),
+              new S2Routes(dataPlane, controlPlane, clock, tuning)), apiTls);
     } catch (IOException e) {
       Runnable[] closers = {health::close, balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close,
           node::close,

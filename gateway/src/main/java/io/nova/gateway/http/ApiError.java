@@ -12,7 +12,7 @@ import java.util.OptionalInt;
  * as the JSON object {@code {"code": ..., "message": ..., <fields>}} by {@link ErrorMapper}; the table of
  * codes is in docs/http-api.md. Immutable.
  */
-final class ApiError extends RuntimeException {
+public final class ApiError extends RuntimeException {
 
   private final int status;
   private final String code;
@@ -20,7 +20,7 @@ final class ApiError extends RuntimeException {
   private final OptionalInt retryAfterSecs;
   private final Map<String, String> headers;
 
-  ApiError(int status, String code, String message, Map<String, Object> fields, OptionalInt retryAfterSecs) {
+  public ApiError(int status, String code, String message, Map<String, Object> fields, OptionalInt retryAfterSecs) {
     this(status, code, message, fields, retryAfterSecs, Map.of());
   }
 
@@ -42,7 +42,7 @@ final class ApiError extends RuntimeException {
   }
 
   /** A 400 {@code invalid_argument} naming the offending request field and the rule it broke. */
-  static ApiError invalidArgument(String field, String limit, String message) {
+  public static ApiError invalidArgument(String field, String limit, String message) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("field", field);
     fields.put("limit", limit);

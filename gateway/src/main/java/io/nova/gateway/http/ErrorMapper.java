@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * (unknown route, wrong method, oversized body) have theirs. The table is documented in docs/http-api.md
  * and nova-v1.json. Only a bug answers 500. Stateless and thread-safe.
  */
-final class ErrorMapper {
+public final class ErrorMapper {
 
   private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
   /** The Retry-After, in seconds, of errors a retry may cure (no leader yet, a server bound hit). */
@@ -24,7 +24,7 @@ final class ErrorMapper {
   private ErrorMapper() {}
 
   /** The HTTP error for a gateway error detail. */
-  static ApiError fromDetail(ErrorDetail detail) {
+  public static ApiError fromDetail(ErrorDetail detail) {
     Map<String, Object> f = new LinkedHashMap<>();
     String message = detail.getMessage();
     switch (detail.getKindCase()) {

@@ -46,10 +46,14 @@ public final class HttpServer implements AutoCloseable {
   private final ServerConnector connector;
   private final SseSessions sessions;
 
-  private HttpServer(Javalin app, ServerConnector connector, SseSessions sessions) {
+  /** The route groups that hold resources of their own (e.g. the S2 surface's read sessions). */
+  private final List<AutoCloseable> closeable;
+
+  private HttpServer(Javalin app, ServerConnector connector, SseSessions sessions, List<AutoCloseable> closeable) {
     this.app = app;
     this.connector = connector;
     this.sessions = sessions;
+    this.closeable = closeable;
   }
 
   /**
@@ -68,7 +72,8 @@ public final class HttpServer implements AutoCloseable {
    * Starts serving on {@code bindHost:port}, over HTTPS when {@code tls} is on.
    *
    * @param tuning the server's threads, connections, body limit and SSE sessions
-   * @param extra further route groups (e.g. metrics) mounted beside the API
+   * @param extra further route groups (e.g. metrics, the S2 surface) mounted beside the API; those that are
+   *     {@link AutoCloseable} are closed with the server
    * @param tls the api ports' TLS: with it the port speaks only HTTPS
    * @throws IOException when the port cannot be bound
    */
@@ -116,7 +121,9 @@ public final class HttpServer implements AutoCloseable {
       app.stop();
       throw new IOException("cannot listen on http-address " + bindHost + ":" + port + ": " + e.getMessage(), e);
     }
-    return new HttpServer(app, connector[0], sessions);
+    List<AutoCloseable> closeable = extra.stream().filter(AutoCloseable.class::isInstance)
+        .map(AutoCloseable.class::cast).toList();
+    return new HttpServer(app, connector[0], sessions, closeable);
   }
 
   /** A plain HTTP connector, or an HTTPS one (TLS, then HTTP/1.1) when {@code tls} is on. */
@@ -176,10 +183,17 @@ public final class HttpServer implements AutoCloseable {
     return sessions.open();
   }
 
-  /** Ends every SSE session and stops the server; idempotent. */
+  /** Ends every SSE session (and closes the closeable route groups), then stops the server; idempotent. */
   @Override
   public void close() {
     sessions.close();
+    for (AutoCloseable c : closeable) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("closing a route group failed: {}", e.toString());
+      }
+    }
     app.stop();
   }
 }

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * speak JSON (field, expected type), never Java class names. Field names are snake_case, as in the gRPC
  * API. Thread-safe.
  */
-final class Json {
+public final class Json {
 
   static final String CONTENT_TYPE = "application/json";
   private static final Logger LOG = LoggerFactory.getLogger(Json.class);
@@ -237,7 +237,7 @@ final class Json {
   }
 
   /** Writes {@code value} as the JSON response body with {@code status}. */
-  static void respond(Context ctx, int status, Object value) {
+  public static void respond(Context ctx, int status, Object value) {
     try {
       ctx.status(status).contentType(CONTENT_TYPE).result(MAPPER.writeValueAsBytes(value));
     } catch (JsonProcessingException e) {
@@ -246,7 +246,7 @@ final class Json {
   }
 
   /** {@code value} as one line of JSON (for SSE data lines). */
-  static String line(Object value) {
+  public static String line(Object value) {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {

@@ -20,7 +20,7 @@ import java.util.UUID;
  * into the gRPC request messages. Only the HTTP-specific rules are checked here (required fields,
  * encodings, signs); the limits are checked by the data and control planes, like for gRPC.
  */
-final class RequestBodies {
+public final class RequestBodies {
 
   private RequestBodies() {}
 
@@ -33,7 +33,7 @@ final class RequestBodies {
    * @throws ApiError 413 {@code payload_too_large} when the body is larger; 415
    *     {@code unsupported_encoding} or 400 from {@link ContentEncoding#decode}
    */
-  static byte[] read(Context ctx, int max) {
+  public static byte[] read(Context ctx, int max) {
     return ContentEncoding.decode(ctx, readRaw(ctx, max), max);
   }
 
