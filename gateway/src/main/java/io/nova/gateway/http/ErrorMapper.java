@@ -140,7 +140,7 @@ public final class ErrorMapper {
   }
 
   /** Writes {@code error} as the response: status, Retry-After when set, JSON body. */
-  static void write(Context ctx, ApiError error) {
+  public static void write(Context ctx, ApiError error) {
     if (error.status() >= 500 && error.status() != 503 && error.status() != 504) {
       LOG.error("{} {} answered {} {}: {}", ctx.method(), ctx.path(), error.status(), error.code(),
           error.getMessage());

@@ -19,12 +19,12 @@ import java.util.Map;
  * The JSON shape of each gRPC answer: the same field names as the proto messages (snake_case), in a
  * stable order. Every {@code uint64} is below 2^63 and rendered as a JSON integer. Stateless.
  */
-final class JsonViews {
+public final class JsonViews {
 
   private JsonViews() {}
 
   /** {@code {"seq_num": n, "timestamp": ms}}. */
-  static Map<String, Object> position(StreamPosition p) {
+  public static Map<String, Object> position(StreamPosition p) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("seq_num", p.getSeqNum());
     m.put("timestamp", p.getTimestamp());

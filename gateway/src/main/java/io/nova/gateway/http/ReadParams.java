@@ -8,6 +8,7 @@ import io.nova.proto.v1.ReadStart;
 import io.nova.protocol.limits.Limits;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The query parameters of {@code GET .../records}: where to start ({@code seq_num}, {@code timestamp} or
@@ -20,7 +21,7 @@ import java.util.Set;
  * @param heartbeatMs the SSE heartbeat interval, in ms
  * @param shape      how each record is written in JSON
  */
-record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
+public record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
 
   private static final Set<String> COMMON = Set.of("seq_num", "timestamp", "tail_offset", "count", "bytes",
       "until", "clamp", BodyEncoding.QUERY_PARAM, RecordShape.QUERY_PARAM, "follow");
@@ -79,9 +80,28 @@ record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
 
   private static ReadRequest.Builder common(QueryParams q, String basin, String stream) {
     ReadRequest.Builder b = ReadRequest.newBuilder().setBasin(basin).setStream(stream);
-    Optional<Long> seqNum = q.nonNegativeLong("seq_num");
-    Optional<Long> timestamp = q.nonNegativeLong("timestamp");
-    Optional<Long> tailOffset = q.nonNegativeLong("tail_offset");
+    int starts = setStartAndLimits(b, q::nonNegativeLong);
+    q.bool("clamp").ifPresent(b::setClamp);
+    if (starts == 0) {
+      // No start means "from the first record the stream still has": after a trim that is not seq_num 0.
+      b.setClamp(true);
+    }
+    return b;
+  }
+
+  /**
+   * Sets a read's start ({@code seq_num}, {@code timestamp} or {@code tail_offset}, at most one), its
+   * limits ({@code count}, {@code bytes}) and {@code until} from the query parameters {@code param}
+   * reads as non-negative integers (it throws its own typed error for a malformed one). Shared by
+   * Nova's and the S2-compatible surface, whose queries name these the same.
+   *
+   * @return how many starts were given (0 or 1)
+   * @throws ApiError {@code invalid_argument} on field {@code seq_num} when more than one start is given
+   */
+  public static int setStartAndLimits(ReadRequest.Builder b, Function<String, Optional<Long>> param) {
+    Optional<Long> seqNum = param.apply("seq_num");
+    Optional<Long> timestamp = param.apply("timestamp");
+    Optional<Long> tailOffset = param.apply("tail_offset");
     int starts = (seqNum.isPresent() ? 1 : 0) + (timestamp.isPresent() ? 1 : 0) + (tailOffset.isPresent() ? 1 : 0);
     if (starts > 1) {
       throw ApiError.invalidArgument("seq_num", "at most one of seq_num, timestamp, tail_offset",
@@ -93,16 +113,11 @@ record ReadParams(ReadRequest request, int heartbeatMs, RecordShape shape) {
     tailOffset.ifPresent(start::setTailOffset);
     b.setStart(start);
     ReadLimit.Builder limit = ReadLimit.newBuilder();
-    q.nonNegativeLong("count").ifPresent(limit::setCount);
-    q.nonNegativeLong("bytes").ifPresent(limit::setBytes);
+    param.apply("count").ifPresent(limit::setCount);
+    param.apply("bytes").ifPresent(limit::setBytes);
     b.setLimit(limit);
-    q.nonNegativeLong("until").ifPresent(b::setUntil);
-    q.bool("clamp").ifPresent(b::setClamp);
-    if (starts == 0) {
-      // No start means "from the first record the stream still has": after a trim that is not seq_num 0.
-      b.setClamp(true);
-    }
-    return b;
+    param.apply("until").ifPresent(b::setUntil);
+    return starts;
   }
 
   /** Whether the request asks for an SSE session: {@code Accept: text/event-stream} or {@code follow=true}. */

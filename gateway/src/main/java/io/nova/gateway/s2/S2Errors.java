@@ -7,7 +7,6 @@ import io.nova.gateway.http.ApiError;
 import io.nova.gateway.http.ErrorMapper;
 import io.nova.gateway.http.Json;
 import io.nova.proto.v1.ErrorDetail;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -65,13 +64,7 @@ final class S2Errors {
 
   /** Answers {@code error} with S2's {@code ErrorInfo} body and Nova's extra fields. */
   static void write(Context ctx, ApiError error) {
-    error.retryAfterSecs().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
-    error.headers().forEach(ctx::header);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("code", error.code());
-    body.put("message", error.getMessage());
-    body.putAll(error.fields());
-    Json.respond(ctx, error.status(), body);
+    ErrorMapper.write(ctx, error); // Nova's body is S2's ErrorInfo ({code, message}) plus its own fields
   }
 
   /** A 400 naming the S2 request {@code field}, the rule it broke and what to do instead. */

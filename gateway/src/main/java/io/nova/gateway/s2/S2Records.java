@@ -1,5 +1,6 @@
 package io.nova.gateway.s2;
 
+import io.nova.gateway.http.JsonViews;
 import com.google.protobuf.ByteString;
 import io.nova.proto.v1.AppendAck;
 import io.nova.proto.v1.AppendInput;
@@ -107,10 +108,7 @@ final class S2Records {
   }
 
   static Map<String, Object> position(StreamPosition p) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("seq_num", p.getSeqNum());
-    m.put("timestamp", p.getTimestamp());
-    return m;
+    return JsonViews.position(p);
   }
 
   static Map<String, Object> ack(AppendAck ack) {
