@@ -10,7 +10,8 @@ import java.util.OptionalLong;
  * {@link Builder#retentionInfinite()} clears every limit and cannot be combined with a positive limit
  * (the server answers {@code InvalidArgumentException} naming {@code config.retention_infinite}). The
  * server checks the ranges: an age of 0 or from 1 s to 100 years; bytes and records 0 or more (0: no
- * limit). Immutable; built by {@link #builder()}.
+ * limit); a delete-on-empty min age of 0 (off) or from 1 s to 100 years, which
+ * {@link Builder#retentionInfinite()} leaves as it is. Immutable; built by {@link #builder()}.
  */
 public final class StreamConfigChange {
     /** The change that changes nothing (at creation: the basin's defaults as they are). */
@@ -20,8 +21,10 @@ public final class StreamConfigChange {
     private final OptionalLong retentionBytes;
     private final OptionalLong retentionRecords;
     private final boolean retentionInfinite;
+    private final Optional<Duration> deleteOnEmptyMinAge;
 
     private StreamConfigChange(Builder b) {
+        this.deleteOnEmptyMinAge = b.deleteOnEmptyMinAge;
         this.retentionAge = b.retentionAge;
         this.retentionBytes = b.retentionBytes;
         this.retentionRecords = b.retentionRecords;
@@ -48,14 +51,31 @@ public final class StreamConfigChange {
         return retentionInfinite;
     }
 
+    public Optional<Duration> deleteOnEmptyMinAge() {
+        return deleteOnEmptyMinAge;
+    }
+
     /** Builds a {@link StreamConfigChange}. Not thread-safe. */
     public static final class Builder {
         private Optional<Duration> retentionAge = Optional.empty();
         private OptionalLong retentionBytes = OptionalLong.empty();
         private OptionalLong retentionRecords = OptionalLong.empty();
         private boolean retentionInfinite;
+        private Optional<Duration> deleteOnEmptyMinAge = Optional.empty();
 
         private Builder() {}
+
+        /**
+         * Delete the stream once it retains no records and was last appended to (or created) at least
+         * {@code minAge} ago (millisecond precision); {@link Duration#ZERO} turns delete-on-empty off.
+         */
+        public Builder deleteOnEmptyMinAge(Duration minAge) {
+            if (minAge.isNegative()) {
+                throw new IllegalArgumentException("deleteOnEmptyMinAge must be >= 0, got " + minAge);
+            }
+            deleteOnEmptyMinAge = Optional.of(minAge);
+            return this;
+        }
 
         /** Trim records older than {@code age} (millisecond precision); {@link Duration#ZERO} clears the limit. */
         public Builder retentionAge(Duration age) {

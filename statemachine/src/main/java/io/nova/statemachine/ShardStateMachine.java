@@ -16,9 +16,11 @@ import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
 import io.nova.statemachine.store.ShardStore;
+import io.nova.proto.internal.DeleteStreamCommand;
 import io.nova.proto.internal.TrimCommand;
 import io.nova.protocol.config.StreamConfigRules;
 import io.nova.statemachine.stream.Admission;
+import io.nova.statemachine.stream.EmptyStreams;
 import io.nova.statemachine.stream.Retention;
 import io.nova.statemachine.stream.ShardApply;
 import io.nova.statemachine.stream.ShardCommands;
@@ -90,10 +92,13 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   private final ShardSequencer sequencer = new ShardSequencer();
   private volatile ShardStore store;
   private final ReadWaiters readWaiters;
-  /** The live streams with a retention limit, for the leader's retention passes. Written by the apply thread. */
-  private final NavigableSet<Long> retentionStreams = new ConcurrentSkipListSet<>();
-  /** Where the last retention pass stopped (the stream id it examined last); only the pass's thread uses it. */
-  private volatile long retentionCursor = -1;
+  /**
+   * The live streams with a retention limit or delete-on-empty, for the leader's lifecycle passes. Written by
+   * the apply thread.
+   */
+  private final NavigableSet<Long> lifecycleStreams = new ConcurrentSkipListSet<>();
+  /** Where the last lifecycle pass stopped (the stream id it examined last); only the pass's thread uses it. */
+  private volatile long lifecycleCursor = -1;
   /** How often one read is served again after trims removed records under it before that is a broken store. */
   private static final int READ_ATTEMPTS_MAX = 4;
 
@@ -147,8 +152,8 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     Map<Long, StreamState> loaded = opened.loadStreamStates();
     applied.putAll(loaded);
     applied.keySet().retainAll(loaded.keySet());
-    retentionStreams.clear();
-    loaded.values().forEach(this::trackRetention);
+    lifecycleStreams.clear();
+    loaded.values().forEach(this::trackLifecycle);
     store = opened;
     synchronized (sequencer) {
       sequencer.reset();
@@ -216,7 +221,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
     result.state().ifPresent(state -> {
       applied.put(streamId, state);
-      trackRetention(state);
+      trackLifecycle(state);
     });
     if (result.state().isPresent()) {
       // After applied.put: a read parking concurrently either sees the new tail or is woken here.
@@ -226,44 +231,72 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   }
 
   /**
-   * The trims this replica's retention pass asks for at {@code nowMs}: it examines at most
-   * {@code streamsMax} live streams with a retention limit, in stream-id order from where the previous
-   * pass stopped (wrapping around), and answers a {@code by_retention} trim for each whose limits drop
-   * records (see {@link Retention}). Reads applied state and the store beside the apply thread; a stream
-   * trimmed meanwhile is skipped until the next pass. Meant for the group's leader, which submits them as
-   * ordinary log entries: a follower's answer would be as correct but its trims would only reach the
-   * leader's log anyway.
+   * What one lifecycle pass of this replica asks for at {@code nowMs}: it examines at most {@code streamsMax}
+   * live streams with a retention limit or delete-on-empty, in stream-id order from where the previous pass
+   * stopped (wrapping around), and answers a {@code by_retention} trim for each whose limits drop records
+   * (see {@link Retention}) and a conditional delete for each that is empty and old enough (see
+   * {@link EmptyStreams}). Reads applied state and the store beside the apply thread; a stream trimmed
+   * meanwhile is skipped until the next pass. Meant for the group's leader, which submits them as ordinary
+   * log entries: a follower's answer would be as correct but its entries would only reach the leader's log
+   * anyway.
    *
-   * @param nowMs the leader's clock (ms since the epoch), against which record timestamps age
+   * @param nowMs the leader's clock (ms since the epoch), against which record timestamps and last appends age
    * @param streamsMax streams examined at most, at least 1
    */
-  public List<TrimCommand> retentionTrims(long nowMs, int streamsMax) {
+  public LifecycleDue lifecyclePass(long nowMs, int streamsMax) {
     if (streamsMax < 1) {
       throw new IllegalArgumentException("streamsMax must be >= 1, got " + streamsMax);
     }
     ShardStore current = store;
     List<TrimCommand> trims = new ArrayList<>();
-    for (long streamId : Retention.nextInRotation(retentionStreams, retentionCursor, streamsMax)) {
-      retentionCursor = streamId;
+    List<EmptyStreamDelete> deletes = new ArrayList<>();
+    for (long streamId : Retention.nextInRotation(lifecycleStreams, lifecycleCursor, streamsMax)) {
+      lifecycleCursor = streamId;
       StreamState state = applied.get(streamId);
       if (state == null) {
         continue;
       }
+      EmptyStreams.due(state, nowMs)
+          .ifPresent(delete -> deletes.add(new EmptyStreamDelete(delete, state.basin(), state.stream())));
       try {
         Retention.due(state, nowMs, current, current).ifPresent(trims::add);
       } catch (ShardReads.TrimmedMeanwhile gone) {
         LOG.debug("retention of stream {} skipped this pass: {}", streamId, gone.getMessage());
       }
     }
-    return trims;
+    return new LifecycleDue(trims, deletes);
   }
 
-  /** Keeps {@link #retentionStreams} in step with a stream's new applied state. */
-  private void trackRetention(StreamState state) {
-    if (!state.deleted() && StreamConfigRules.hasRetention(state.config())) {
-      retentionStreams.add(state.streamId());
+  /**
+   * The entries a lifecycle pass asks the leader to write.
+   *
+   * @param trims retention trims, at most one per stream
+   * @param deletes conditional deletes of empty streams, at most one per stream (and never for a stream in
+   *     {@code trims}: a stream with records to trim is not empty)
+   */
+  public record LifecycleDue(List<TrimCommand> trims, List<EmptyStreamDelete> deletes) {
+    public LifecycleDue {
+      trims = List.copyOf(trims);
+      deletes = List.copyOf(deletes);
+    }
+  }
+
+  /**
+   * A delete-on-empty of one stream: the shard entry, and the names the meta group knows the stream by.
+   *
+   * @param command the conditional delete (tail and configuration version as seen)
+   * @param basin the stream's basin
+   * @param stream the stream's name
+   */
+  public record EmptyStreamDelete(DeleteStreamCommand command, String basin, String stream) {}
+
+  /** Keeps {@link #lifecycleStreams} in step with a stream's new applied state. */
+  private void trackLifecycle(StreamState state) {
+    if (!state.deleted() && (StreamConfigRules.hasRetention(state.config())
+        || StreamConfigRules.deletesOnEmpty(state.config()))) {
+      lifecycleStreams.add(state.streamId());
     } else {
-      retentionStreams.remove(state.streamId());
+      lifecycleStreams.remove(state.streamId());
     }
   }
 

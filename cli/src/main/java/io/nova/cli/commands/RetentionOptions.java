@@ -8,9 +8,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * The retention options shared by {@code create-basin}, {@code create-stream} and {@code stream config set}:
- * each option given changes that limit, {@code off} clears it, and {@code --retention-infinite} clears them
- * all. Ranges and contradictions are the server's to check (it names the field).
+ * The lifecycle options shared by {@code create-basin}, {@code create-stream} and {@code stream config set}:
+ * each option given changes that setting, {@code off} clears it, and {@code --retention-infinite} clears
+ * every retention limit (not delete-on-empty). Ranges and contradictions are the server's to check (it
+ * names the field).
  */
 final class RetentionOptions {
 
@@ -30,6 +31,11 @@ final class RetentionOptions {
       description = "Clear every retention limit (records stay until trimmed); not with a limit from the options above.")
   boolean infinite;
 
+  @Option(names = "--delete-on-empty-min-age", paramLabel = "DURATION|off", converter = AgeConverter.class,
+      description = "Delete the stream once it holds no records (all trimmed or aged out, or never written) and "
+          + "its last append (or creation) is at least this old, e.g. 1h, 7d (at least 1s); off or 0: never.")
+  Duration deleteOnEmptyMinAge;
+
   /** The change the options given describe. */
   StreamConfigChange change() {
     StreamConfigChange.Builder b = StreamConfigChange.builder();
@@ -45,18 +51,21 @@ final class RetentionOptions {
     if (infinite) {
       b.retentionInfinite();
     }
+    if (deleteOnEmptyMinAge != null) {
+      b.deleteOnEmptyMinAge(deleteOnEmptyMinAge);
+    }
     return b.build();
   }
 
   /** Whether any option was given. */
   boolean given() {
-    return age != null || bytes != null || records != null || infinite;
+    return age != null || bytes != null || records != null || infinite || deleteOnEmptyMinAge != null;
   }
 
   static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      // Zero means no age limit, as the server and the other two limits take it.
+      // Zero means off (no age limit, no delete-on-empty), as the server takes it.
       return value.trim().equalsIgnoreCase("off") ? Duration.ZERO : DurationConverter.parseNonNegative(value);
     }
   }

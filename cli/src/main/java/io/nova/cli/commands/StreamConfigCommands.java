@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
-/** {@code stream config get|set}: a stream's configuration (retention). */
+/** {@code stream config get|set}: a stream's configuration (retention, delete-on-empty). */
 @Command(name = "stream", mixinStandardHelpOptions = true, description = "Stream settings.",
     subcommands = {StreamConfigCommands.Config.class})
 public final class StreamConfigCommands implements Runnable {
@@ -62,7 +62,7 @@ public final class StreamConfigCommands implements Runnable {
     protected int run(NovaClient client) {
       if (!retention.given()) {
         throw new CommandLine.ParameterException(spec.commandLine(), "nothing to set: give --retention-age, "
-            + "--retention-bytes, --retention-records or --retention-infinite");
+            + "--retention-bytes, --retention-records, --retention-infinite or --delete-on-empty-min-age");
       }
       print(main().out(), client.setStreamConfig(Addresses.stream(uri), retention.change()));
       return ExitCodes.OK;
@@ -76,6 +76,8 @@ public final class StreamConfigCommands implements Runnable {
     Output.line(out, "retention-bytes " + (config.retentionBytes() == 0 ? "off"
         : config.retentionBytes() + " (" + Sizes.format(config.retentionBytes()) + ")"));
     Output.line(out, "retention-records " + (config.retentionRecords() == 0 ? "off" : config.retentionRecords()));
+    Output.line(out, "delete-on-empty-min-age " + (config.deletesOnEmpty()
+        ? Durations.format(config.deleteOnEmptyMinAge()) : "off"));
     Output.line(out, "version " + config.version());
   }
 }

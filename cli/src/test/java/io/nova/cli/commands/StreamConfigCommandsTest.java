@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Proves {@code nova stream config get|set} and the {@code --retention-*} options of {@code create-stream}
- * and {@code create-basin} against a real 3-node in-JVM cluster: settings are printed as given (sizes with
+ * Proves {@code nova stream config get|set} and the {@code --retention-*} and {@code --delete-on-empty-min-age}
+ * options of {@code create-stream} and {@code create-basin} against a real 3-node in-JVM cluster: settings are printed as given (sizes with
  * binary units, {@code off} for none), a set changes only what it names, a record-count limit set on a live
  * stream trims it while the tail stays, and bad or contradictory input is a usage error naming the setting.
  */
@@ -46,7 +46,7 @@ class StreamConfigCommandsTest {
     CliRun.Result created = nova("", "create-stream", "nova://demo/logs", "--retention-bytes", "1GiB");
     assertThat(created.exitCode()).as(created.err()).isZero();
     assertThat(nova("", "stream", "config", "get", "nova://demo/logs").out())
-        .startsWith("retention-age 168h\nretention-bytes 1073741824 (1.0 GiB)\nretention-records off\nversion ");
+        .startsWith("retention-age 168h\nretention-bytes 1073741824 (1.0 GiB)\nretention-records off\ndelete-on-empty-min-age off\nversion ");
 
     assertThat(nova("a\nb\nc\nd\ne\n", "append", "nova://demo/logs").exitCode()).isZero();
     CliRun.Result set = nova("", "stream", "config", "set", "nova://demo/logs", "--retention-records", "2",
@@ -75,5 +75,27 @@ class StreamConfigCommandsTest {
     assertThat(nova("", "stream", "config", "set", "nova://demo/bad").err()).contains("nothing to set");
     assertThat(nova("", "stream", "config", "get", "nova://demo/bad").out()).as("nothing changed")
         .startsWith("retention-age 168h\nretention-bytes off\nretention-records off\n");
+  }
+
+  @Test
+  void deleteOnEmptyMinAgeIsSetAtCreationChangedLiveAndRangeChecked() {
+    CliRun.Result created = nova("", "create-stream", "nova://demo/empty", "--delete-on-empty-min-age", "1h");
+    assertThat(created.exitCode()).as(created.err()).isZero();
+    assertThat(nova("", "stream", "config", "get", "nova://demo/empty").out())
+        .contains("\ndelete-on-empty-min-age 1h\n");
+    CliRun.Result infinite = nova("", "stream", "config", "set", "nova://demo/empty", "--retention-infinite");
+    assertThat(infinite.out()).as("retention_infinite leaves delete-on-empty alone")
+        .startsWith("retention-age off\n").contains("\ndelete-on-empty-min-age 1h\n");
+    CliRun.Result off = nova("", "stream", "config", "set", "nova://demo/empty", "--delete-on-empty-min-age", "off");
+    assertThat(off.exitCode()).as(off.err()).isZero();
+    assertThat(off.out()).contains("\ndelete-on-empty-min-age off\n");
+    CliRun.Result tooShort = nova("", "stream", "config", "set", "nova://demo/empty", "--delete-on-empty-min-age",
+        "10ms");
+    assertThat(tooShort.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tooShort.err()).contains("delete_on_empty_min_age_ms").contains("1000 ms");
+    assertThat(nova("", "stream", "config", "set", "nova://demo/empty", "--delete-on-empty-min-age", "-1h")
+        .exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(nova("", "stream", "config", "get", "nova://demo/empty").out()).as("nothing changed")
+        .contains("\ndelete-on-empty-min-age off\n");
   }
 }

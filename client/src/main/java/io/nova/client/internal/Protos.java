@@ -152,7 +152,7 @@ public final class Protos {
     /** A stored wire configuration as a {@link io.nova.client.StreamConfig}. */
     public static io.nova.client.StreamConfig streamConfig(io.nova.proto.v1.StreamConfig c, long version) {
         return new io.nova.client.StreamConfig(java.time.Duration.ofMillis(c.getRetentionAgeMs()), c.getRetentionBytes(),
-                c.getRetentionRecords(), version);
+                c.getRetentionRecords(), java.time.Duration.ofMillis(c.getDeleteOnEmptyMinAgeMs()), version);
     }
 
     /** A configuration change as its wire form. */
@@ -164,6 +164,7 @@ public final class Protos {
         if (change.retentionInfinite()) {
             out.setRetentionInfinite(true);
         }
+        change.deleteOnEmptyMinAge().ifPresent(age -> out.setDeleteOnEmptyMinAgeMs(age.toMillis()));
         return out.build();
     }
 

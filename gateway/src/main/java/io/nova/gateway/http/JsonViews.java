@@ -115,12 +115,13 @@ public final class JsonViews {
     return m;
   }
 
-  /** A stored configuration: every retention limit, 0 meaning none. */
+  /** A stored configuration: every retention limit and delete-on-empty's min age, 0 meaning none. */
   static Map<String, Object> config(StreamConfig c) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("retention_age_ms", c.getRetentionAgeMs());
     m.put("retention_bytes", c.getRetentionBytes());
     m.put("retention_records", c.getRetentionRecords());
+    m.put("delete_on_empty_min_age_ms", c.getDeleteOnEmptyMinAgeMs());
     return m;
   }
 

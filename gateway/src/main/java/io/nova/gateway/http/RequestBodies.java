@@ -76,10 +76,12 @@ public final class RequestBodies {
 
   /**
    * A stream configuration ({@code PATCH .../config}, and inside the creates): each field given replaces the
-   * stored one (0 clears that limit); {@code retention_infinite: true} clears every limit. Limits and
-   * contradictions are checked by the control plane, like for gRPC; only signs are checked here.
+   * stored one (0 clears that limit); {@code retention_infinite: true} clears every retention limit (not
+   * {@code delete_on_empty_min_age_ms}). Limits and contradictions are checked by the control plane, like for
+   * gRPC; only signs are checked here.
    */
-  record Config(Long retentionAgeMs, Long retentionBytes, Long retentionRecords, Boolean retentionInfinite) {
+  record Config(Long retentionAgeMs, Long retentionBytes, Long retentionRecords, Boolean retentionInfinite,
+      Long deleteOnEmptyMinAgeMs) {
     StreamConfig toProto(String prefix) {
       StreamConfig.Builder out = StreamConfig.newBuilder();
       if (retentionAgeMs != null) {
@@ -94,12 +96,15 @@ public final class RequestBodies {
       if (retentionInfinite != null) {
         out.setRetentionInfinite(retentionInfinite);
       }
+      if (deleteOnEmptyMinAgeMs != null) {
+        out.setDeleteOnEmptyMinAgeMs(notNegative(prefix + "delete_on_empty_min_age_ms", deleteOnEmptyMinAgeMs));
+      }
       return out.build();
     }
 
     private static long notNegative(String field, long value) {
       if (value < 0) {
-        throw ApiError.invalidArgument(field, ">= 0", field + " is " + value + "; it must be 0 (no limit) or more");
+        throw ApiError.invalidArgument(field, ">= 0", field + " is " + value + "; it must be 0 (off) or more");
       }
       return value;
     }

@@ -18,6 +18,11 @@ public final class StreamConfigRules {
   /** The longest retention age, 100 years: longer is infinite in practice, and arithmetic stays far from overflow. */
   public static final long RETENTION_AGE_MS_MAX = 100L * 365 * 24 * 3600 * 1000;
 
+  /** The shortest delete-on-empty age: streams are examined in passes of about a second. */
+  public static final long DELETE_ON_EMPTY_MIN_AGE_MS_MIN = 1_000;
+  /** The longest delete-on-empty age, 100 years, as for retention. */
+  public static final long DELETE_ON_EMPTY_MIN_AGE_MS_MAX = RETENTION_AGE_MS_MAX;
+
   private StreamConfigRules() {}
 
   /**
@@ -32,6 +37,15 @@ public final class StreamConfigRules {
           "0 or " + RETENTION_AGE_MS_MIN + " to " + RETENTION_AGE_MS_MAX,
           "retention_age_ms is " + Long.toUnsignedString(config.getRetentionAgeMs()) + "; it must be 0 (no age"
               + " limit) or from " + RETENTION_AGE_MS_MIN + " ms (1 s) to " + RETENTION_AGE_MS_MAX + " ms (100 years)"));
+    }
+    if (config.hasDeleteOnEmptyMinAgeMs() && config.getDeleteOnEmptyMinAgeMs() != 0
+        && (Long.compareUnsigned(config.getDeleteOnEmptyMinAgeMs(), DELETE_ON_EMPTY_MIN_AGE_MS_MIN) < 0
+            || Long.compareUnsigned(config.getDeleteOnEmptyMinAgeMs(), DELETE_ON_EMPTY_MIN_AGE_MS_MAX) > 0)) {
+      return Optional.of(Errors.invalidArgument(prefix + "delete_on_empty_min_age_ms",
+          "0 or " + DELETE_ON_EMPTY_MIN_AGE_MS_MIN + " to " + DELETE_ON_EMPTY_MIN_AGE_MS_MAX,
+          "delete_on_empty_min_age_ms is " + Long.toUnsignedString(config.getDeleteOnEmptyMinAgeMs())
+              + "; it must be 0 (never delete an empty stream) or from " + DELETE_ON_EMPTY_MIN_AGE_MS_MIN
+              + " ms (1 s) to " + DELETE_ON_EMPTY_MIN_AGE_MS_MAX + " ms (100 years)"));
     }
     if (config.hasRetentionBytes() && config.getRetentionBytes() < 0) {
       return Optional.of(tooLarge(prefix + "retention_bytes", config.getRetentionBytes()));
@@ -54,10 +68,17 @@ public final class StreamConfigRules {
 
   /**
    * {@code stored} changed by {@code change}: each field set in {@code change} replaces the stored one (0
-   * clears it), {@code retention_infinite} clears all three limits; normalized. Both must be valid.
+   * clears it), {@code retention_infinite} clears all three retention limits (not delete-on-empty);
+   * normalized. Both must be valid.
    */
   public static StreamConfig merged(StreamConfig stored, StreamConfig change) {
-    StreamConfig.Builder out = change.getRetentionInfinite() ? StreamConfig.newBuilder() : stored.toBuilder();
+    StreamConfig.Builder out = stored.toBuilder();
+    if (change.getRetentionInfinite()) {
+      out.clearRetentionAgeMs().clearRetentionBytes().clearRetentionRecords();
+    }
+    if (change.hasDeleteOnEmptyMinAgeMs()) {
+      out.setDeleteOnEmptyMinAgeMs(change.getDeleteOnEmptyMinAgeMs());
+    }
     if (change.hasRetentionAgeMs()) {
       out.setRetentionAgeMs(change.getRetentionAgeMs());
     }
@@ -70,7 +91,7 @@ public final class StreamConfigRules {
     return normalized(out.build());
   }
 
-  /** {@code config} without zero limits and without {@code retention_infinite}. */
+  /** {@code config} without zero limits (delete-on-empty's included) and without {@code retention_infinite}. */
   public static StreamConfig normalized(StreamConfig config) {
     StreamConfig.Builder out = config.toBuilder().clearRetentionInfinite();
     if (config.getRetentionAgeMs() == 0) {
@@ -82,12 +103,20 @@ public final class StreamConfigRules {
     if (config.getRetentionRecords() == 0) {
       out.clearRetentionRecords();
     }
+    if (config.getDeleteOnEmptyMinAgeMs() == 0) {
+      out.clearDeleteOnEmptyMinAgeMs();
+    }
     return out.build();
   }
 
   /** Whether a (normalized) configuration limits retention at all. */
   public static boolean hasRetention(StreamConfig config) {
     return config.getRetentionAgeMs() != 0 || config.getRetentionBytes() != 0 || config.getRetentionRecords() != 0;
+  }
+
+  /** Whether a (normalized) configuration deletes the stream once it is empty and old enough. */
+  public static boolean deletesOnEmpty(StreamConfig config) {
+    return config.getDeleteOnEmptyMinAgeMs() != 0;
   }
 
   private static ErrorDetail tooLarge(String field, long value) {

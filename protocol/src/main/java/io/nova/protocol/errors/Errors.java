@@ -32,6 +32,18 @@ public final class Errors {
         .build();
   }
 
+  /**
+   * FAILED_PRECONDITION (a sequence mismatch): a delete-on-empty found the stream changed since it saw it
+   * empty ({@code what} changed: its tail, now {@code tail}, or its configuration); the stream is kept.
+   */
+  public static ErrorDetail changedSinceFoundEmpty(StreamPosition tail, String what) {
+    return ErrorDetail.newBuilder()
+        .setMessage("delete-on-empty did not delete the stream: its " + what + " changed since it was found empty"
+            + " (tail seq_num " + tail.getSeqNum() + "); a later pass looks again")
+        .setSequenceMismatch(SequenceMismatch.newBuilder().setTail(tail))
+        .build();
+  }
+
   /** FAILED_PRECONDITION: the presented token is not {@code installedToken} ("" when none is installed). */
   public static ErrorDetail fencedOut(String installedToken) {
     return fencedOut(installedToken, "appended");

@@ -10,7 +10,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Proves the stream configuration rules: each field's range and the retention_infinite contradiction are
  * refused naming the field and limit, and a change merges over a stored configuration field by field
- * (set replaces, 0 clears, unset keeps, infinite clears all) into one normalized form.
+ * (set replaces, 0 clears, unset keeps, infinite clears all retention limits but not delete-on-empty) into
+ * one normalized form.
  */
 class StreamConfigRulesTest {
 
@@ -53,5 +54,27 @@ class StreamConfigRulesTest {
     StreamConfig infinite = StreamConfigRules.merged(stored, StreamConfig.newBuilder().setRetentionInfinite(true).build());
     assertThat(infinite).isEqualTo(StreamConfig.getDefaultInstance());
     assertThat(StreamConfigRules.hasRetention(infinite)).isFalse();
+  }
+
+  @ParameterizedTest(name = "delete-on-empty min age {0} ms -> {1}")
+  @CsvSource({"0,", "999,config.delete_on_empty_min_age_ms", "1000,", "3153600000000,",
+      "3153600000001,config.delete_on_empty_min_age_ms", "-1,config.delete_on_empty_min_age_ms"})
+  void deleteOnEmptyMinAgeRange(long ageMs, String field) {
+    var error = StreamConfigRules.error(StreamConfig.newBuilder().setDeleteOnEmptyMinAgeMs(ageMs).build(), "config.");
+    assertThat(error.map(e -> e.getInvalidArgument().getField()).orElse(null)).isEqualTo(field);
+    error.ifPresent(e -> assertThat(e.getInvalidArgument().getLimit()).isEqualTo("0 or 1000 to 3153600000000"));
+  }
+
+  @Test
+  void deleteOnEmptyMergesOnItsOwnAndRetentionInfiniteKeepsIt() {
+    StreamConfig stored = StreamConfig.newBuilder().setRetentionRecords(10).setDeleteOnEmptyMinAgeMs(3_600_000).build();
+    assertThat(StreamConfigRules.merged(stored, StreamConfig.newBuilder().setRetentionInfinite(true).build()))
+        .isEqualTo(StreamConfig.newBuilder().setDeleteOnEmptyMinAgeMs(3_600_000).build());
+    StreamConfig off = StreamConfigRules.merged(stored, StreamConfig.newBuilder().setDeleteOnEmptyMinAgeMs(0).build());
+    assertThat(off).isEqualTo(StreamConfig.newBuilder().setRetentionRecords(10).build());
+    assertThat(StreamConfigRules.deletesOnEmpty(off)).isFalse();
+    assertThat(StreamConfigRules.deletesOnEmpty(stored)).isTrue();
+    assertThat(StreamConfigRules.error(StreamConfig.newBuilder().setRetentionInfinite(true)
+        .setDeleteOnEmptyMinAgeMs(60_000).build(), "config.")).as("not a retention limit: no contradiction").isEmpty();
   }
 }

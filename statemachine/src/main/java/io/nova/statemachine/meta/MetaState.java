@@ -3,6 +3,7 @@ package io.nova.statemachine.meta;
 import io.nova.protocol.limits.Limits;
 import io.nova.proto.internal.ConfigureStreamMetaCommand;
 import io.nova.proto.internal.CreateStreamMetaCommand;
+import io.nova.proto.internal.DeleteStreamMetaCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
@@ -108,7 +109,7 @@ public final class MetaState {
       case CONFIGURE_STREAM:
         return configureStream(command.getConfigureStream(), logIndex);
       case DELETE_STREAM:
-        return deleteStream(command.getDeleteStream().getBasin(), command.getDeleteStream().getStream());
+        return deleteStream(command.getDeleteStream());
       case ISSUE_TOKEN:
         return issueToken(command.getIssueToken().getToken(), command.getIssueToken().getBootstrap());
       case REVOKE_TOKEN:
@@ -177,8 +178,12 @@ public final class MetaState {
     return new Applied(MetaResult.newBuilder().setStream(changed).build(), new MetaChange.StreamPut(changed));
   }
 
-  private Applied deleteStream(String basin, String name) {
-    Optional<StreamInfo> stream = getStream(basin, name);
+  /** Deletes a stream by name; with {@code stream_id} set, only if the stream by that name has that id. */
+  private Applied deleteStream(DeleteStreamMetaCommand delete) {
+    String basin = delete.getBasin();
+    String name = delete.getStream();
+    Optional<StreamInfo> stream = getStream(basin, name)
+        .filter(s -> !delete.hasStreamId() || s.getStreamId() == delete.getStreamId());
     if (stream.isEmpty()) {
       return refused(Errors.notFound(basins.containsKey(basin) ? "stream" : "basin",
           basins.containsKey(basin) ? basin + "/" + name : basin));

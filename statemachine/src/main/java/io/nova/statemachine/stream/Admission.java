@@ -45,7 +45,8 @@ public final class Admission {
   /**
    * The command is refused; nothing is appended and the cursor does not move.
    *
-   * @param error why (NotFound, FencedOut or SequenceMismatch; a trim: NotFound or FencedOut)
+   * @param error why (NotFound, FencedOut or SequenceMismatch; a trim: NotFound or FencedOut; a
+   *     delete-on-empty: NotFound or SequenceMismatch)
    */
   public record Rejected(ErrorDetail error) implements Decision {
     public Rejected {
@@ -74,7 +75,9 @@ public final class Admission {
       case CREATE_STREAM:
         return new Admitted(cursorState != null ? cursorState : created(command.getCreateStream()));
       case DELETE_STREAM:
-        return new Admitted(deleted(cursorState, command.getDeleteStream().getStreamId()));
+        // A delete-on-empty is conditional on the cursor's tail: the rule that keeps it from losing an append.
+        return EmptyStreams.refusal(cursorState, command.getDeleteStream()).<Decision>map(Rejected::new)
+            .orElseGet(() -> new Admitted(deleted(cursorState, command.getDeleteStream().getStreamId())));
       case CONFIGURE_STREAM:
         if (cursorState == null || cursorState.deleted()) {
           return notFound(cursorState, command.getConfigureStream().getStreamId());

@@ -65,7 +65,9 @@ final class AppendChecks {
    * and, for an idempotent batch, its ack remembered in its producer's window.
    */
   static StreamState appended(StreamState state, AppendCommand command, StreamPosition start, StreamPosition end) {
-    StreamState moved = state.withTail(end.getSeqNum(), end.getTimestamp());
+    // Arrival times are stamped concurrently, so a later entry may carry an earlier one: never go back.
+    StreamState moved = state.withTail(end.getSeqNum(), end.getTimestamp())
+        .withLastAppendMs(Math.max(state.lastAppendMs(), command.getArrivalMs()));
     if (!command.hasProducerId()) {
       return moved;
     }

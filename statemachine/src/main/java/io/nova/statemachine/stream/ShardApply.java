@@ -40,7 +40,8 @@ public final class ShardApply {
    * @param state the stream's new state to persist, empty when unchanged
    * @param records the records appended, in seq_num order (empty unless an append succeeded)
    * @param deleteRecords whether all of the stream's records must be removed from the store
-   * @param result the reply for the writer: append_ack, fence_boundary, trimmed or done (never an error)
+   * @param result the reply for the writer: append_ack, fence_boundary, trimmed or done; an error only for a
+   *     delete-on-empty whose condition no longer holds (a no-op)
    * @param trimBelowSeqNum remove the stream's records below this seq_num from the store (0: none); set
    *     only with a state whose first retained seq_num it is
    */
@@ -102,8 +103,16 @@ public final class ShardApply {
       case CREATE_STREAM:
         return current != null ? done(Optional.empty(), false)
             : done(Optional.of(Admission.created(command.getCreateStream())), false);
-      case DELETE_STREAM:
+      case DELETE_STREAM: {
+        // Admission at the cursor guarantees a delete-on-empty's condition; should it fail here anyway, the
+        // stream is kept (a no-op answered with why): losing acknowledged records is never the safe side.
+        Optional<ErrorDetail> refused = EmptyStreams.refusal(current, command.getDeleteStream());
+        if (refused.isPresent()) {
+          return new Applied(Optional.empty(), List.of(), false,
+              ShardResult.newBuilder().setError(refused.get()).build());
+        }
         return done(Optional.of(Admission.deleted(current, command.getDeleteStream().getStreamId())), true);
+      }
       case TRIM:
         return applyTrim(current, command.getTrim(), offsets);
       case CONFIGURE_STREAM: {
@@ -183,9 +192,14 @@ public final class ShardApply {
       seqNum++;
       timestampMs = record.getTimestamp();
     }
-    // The producer windows are the one other part an append changes (ProducerWindows checks its own rules).
+    // The producer windows and the last append's arrival are the other parts an append changes
+    // (ProducerWindows checks its own rules; the arrival never goes back).
+    long lastAppendMs = applied.state().map(StreamState::lastAppendMs).orElse(before.lastAppendMs());
+    Invariants.check(lastAppendMs >= before.lastAppendMs(), "stream %s: last append at %s before %s",
+        before.streamId(), lastAppendMs, before.lastAppendMs());
     StreamState expected = before.withTail(seqNum, timestampMs)
         .withProducers(applied.state().map(StreamState::producers).orElse(before.producers()))
+        .withLastAppendMs(lastAppendMs)
         .withBytes(before.appendedBytes() + meteredBytes(applied.records()), before.trimmedBytes());
     Invariants.check(applied.state().equals(Optional.of(expected)), "stream %s: appended state %s, expected %s",
         before.streamId(), applied.state(), expected);

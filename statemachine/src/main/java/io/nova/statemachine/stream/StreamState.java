@@ -28,10 +28,12 @@ import java.util.Objects;
  * @param appendedBytes the metered bytes of every record ever appended to the stream
  * @param trimmedBytes the metered bytes of the trimmed records (those below {@code firstSeqNum}); the
  *     stream retains {@code appendedBytes - trimmedBytes}
+ * @param lastAppendMs the arrival time (leader's clock, ms since the epoch) of the last appended batch, 0 when
+ *     none; delete-on-empty ages the stream from it (from {@code createdAtMs} when 0)
  */
 public record StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
     String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum,
-    StreamConfig config, long configVersion, long appendedBytes, long trimmedBytes) {
+    StreamConfig config, long configVersion, long appendedBytes, long trimmedBytes, long lastAppendMs) {
 
   public StreamState {
     Objects.requireNonNull(basin, "basin");
@@ -47,6 +49,14 @@ public record StreamState(long streamId, String basin, String stream, long nextS
       throw new IllegalArgumentException("stream " + streamId + ": trimmed bytes " + trimmedBytes
           + " outside [0, appended bytes " + appendedBytes + "]");
     }
+  }
+
+  /** A state that was never appended to since it tracked append times. */
+  public StreamState(long streamId, String basin, String stream, long nextSeqNum, long lastTimestampMs,
+      String fencingToken, long createdAtMs, boolean deleted, ProducerWindows producers, long firstSeqNum,
+      StreamConfig config, long configVersion, long appendedBytes, long trimmedBytes) {
+    this(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted, producers,
+        firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, 0);
   }
 
   /** A state without byte counts. */
@@ -90,43 +100,54 @@ public record StreamState(long streamId, String basin, String stream, long nextS
   /** This state with the tail moved to {@code nextSeqNum} / {@code lastTimestampMs}. */
   public StreamState withTail(long nextSeqNum, long lastTimestampMs) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state with {@code windows} as its idempotent producers. */
   public StreamState withProducers(ProducerWindows windows) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        windows, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        windows, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state with {@code token} installed ({@code ""} clears). */
   public StreamState withFencingToken(String token) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, token, createdAtMs, deleted,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state marked deleted. */
   public StreamState asDeleted() {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, true,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state with {@code firstSeqNum} as its first retained seq_num. */
   public StreamState withFirstSeqNum(long firstSeqNum) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state with {@code config} (normalized) at {@code configVersion}. */
   public StreamState withConfig(StreamConfig config, long configVersion) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
   }
 
   /** This state with {@code appendedBytes} and {@code trimmedBytes} as its byte counts. */
   public StreamState withBytes(long appendedBytes, long trimmedBytes) {
     return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
-        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes);
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
+  }
+
+  /** This state with {@code lastAppendMs} as the arrival time of its last appended batch. */
+  public StreamState withLastAppendMs(long lastAppendMs) {
+    return new StreamState(streamId, basin, stream, nextSeqNum, lastTimestampMs, fencingToken, createdAtMs, deleted,
+        producers, firstSeqNum, config, configVersion, appendedBytes, trimmedBytes, lastAppendMs);
+  }
+
+  /** When the stream was last written: its last append's arrival, or its creation when never appended to. */
+  public long lastActivityMs() {
+    return lastAppendMs != 0 ? lastAppendMs : createdAtMs;
   }
 
   /** The metered bytes of the records the stream retains. */
@@ -154,6 +175,7 @@ public record StreamState(long streamId, String basin, String stream, long nextS
         .setFirstSeqNum(firstSeqNum)
         .setConfig(config).setConfigVersion(configVersion)
         .setAppendedBytes(appendedBytes).setTrimmedBytes(trimmedBytes)
+        .setLastAppendMs(lastAppendMs)
         .build();
   }
 
@@ -162,6 +184,6 @@ public record StreamState(long streamId, String basin, String stream, long nextS
     return new StreamState(proto.getStreamId(), proto.getBasin(), proto.getStream(), proto.getNextSeqNum(),
         proto.getLastTimestamp(), proto.getFencingToken(), proto.getCreatedAtMs(), proto.getDeleted(),
         ProducerWindows.fromProto(proto.getProducersList()), proto.getFirstSeqNum(), proto.getConfig(),
-        proto.getConfigVersion(), proto.getAppendedBytes(), proto.getTrimmedBytes());
+        proto.getConfigVersion(), proto.getAppendedBytes(), proto.getTrimmedBytes(), proto.getLastAppendMs());
   }
 }

@@ -64,7 +64,7 @@ class ShardApplyTest {
     assertThat(ack.getEnd().getSeqNum()).isEqualTo(13);
     assertThat(ack.getEnd().getTimestamp()).isEqualTo(2000);
     assertThat(ack.getTail()).isEqualTo(ack.getEnd());
-    assertThat(applied.state()).contains(LIVE.withTail(13, 2000)
+    assertThat(applied.state()).contains(LIVE.withTail(13, 2000).withLastAppendMs(2000)
         .withBytes(LIVE.appendedBytes() + ShardApply.meteredBytes(applied.records()), 0));
   }
 
