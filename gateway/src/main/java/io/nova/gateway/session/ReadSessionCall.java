@@ -1,5 +1,7 @@
 package io.nova.gateway.session;
 
+import io.nova.gateway.auth.SessionCheck;
+
 import io.nova.protocol.limits.Metering;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nova.gateway.metrics.DataPlaneMetrics;
@@ -60,6 +62,8 @@ public final class ReadSessionCall {
   private final DataPlaneMetrics metrics;
   private final ReadSessionRequest request;
   private final int heartbeatMs;
+  /** Whether the session's access token still holds; asked before each read step. */
+  private final SessionCheck access;
   private StreamRoute route;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
@@ -70,8 +74,9 @@ public final class ReadSessionCall {
 
   private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, ScheduledExecutorService executor,
       Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request,
-      int heartbeatDefaultMs) {
+      int heartbeatDefaultMs, SessionCheck access) {
     this.out = out;
+    this.access = access;
     this.executor = executor;
     this.blocking = blocking;
     this.nowMs = nowMs;
@@ -93,12 +98,14 @@ public final class ReadSessionCall {
    * @param blocking runs the re-resolution of the stream after its shard answered NOT_FOUND (it blocks
    *     on the meta group)
    * @param heartbeatDefaultMs the heartbeat interval when the request asks for none, in ms
+   * @param access re-checks the session's access token before each read step ({@link SessionCheck#NONE}
+   *     without auth)
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
       StreamRouter router, ScheduledExecutorService executor, Executor blocking, LongSupplier nowMs,
-      DataPlaneMetrics metrics, int heartbeatDefaultMs) {
+      DataPlaneMetrics metrics, int heartbeatDefaultMs, SessionCheck access) {
     ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request,
-        heartbeatDefaultMs);
+        heartbeatDefaultMs, access);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -119,6 +126,11 @@ public final class ReadSessionCall {
 
   private synchronized void readWhileReady() {
     if (reading || ended || !out.isReady()) {
+      return;
+    }
+    java.util.Optional<ErrorDetail> refused = access.refusal();
+    if (refused.isPresent()) {
+      end(refused.get());
       return;
     }
     reading = true;
