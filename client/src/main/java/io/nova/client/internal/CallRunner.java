@@ -110,7 +110,8 @@ public final class CallRunner {
                 }
                 long delayNanos = backoff.delayNanos(Math.min(retry, 30));
                 if (!isRetryable(e) || System.nanoTime() + delayNanos > deadline) {
-                    throw ErrorMapper.map(notSent && answered != null ? answered : e, call, maybeSent);
+                    throw notSent && answered != null ? ErrorMapper.map(answered, call, maybeSent)
+                            : ErrorMapper.map(e, call, maybeSent, endpoint.hostPort());
                 }
                 EndpointPool.Endpoint next = pool.failover(endpoint);
                 log.debug("{} failed on {} ({}); retry {} on {} in {} ms", call.describe(), endpoint.hostPort(),
@@ -131,7 +132,7 @@ public final class CallRunner {
             } catch (StatusRuntimeException e) {
                 boolean notSent = ErrorMapper.provablyNotSent(e);
                 if (!notSent || tried >= pool.size()) {
-                    throw ErrorMapper.map(e, call, !notSent);
+                    throw ErrorMapper.map(e, call, !notSent, endpoint.hostPort());
                 }
                 EndpointPool.Endpoint next = pool.failover(endpoint);
                 log.debug("{} could not connect to {}; trying {}", call.describe(), endpoint.hostPort(),
@@ -141,9 +142,10 @@ public final class CallRunner {
         }
     }
 
+    /** UNAVAILABLE and DEADLINE_EXCEEDED, but not a TLS handshake failure: that is a setting, not an outage. */
     private static boolean isRetryable(StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
-        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        return (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) && !TlsHandshake.failed(e);
     }
 
     /** Sleeps; false (with the interrupt flag restored) if interrupted. */
