@@ -672,7 +672,8 @@ public final class Producer implements AutoCloseable {
             lastProgressNanos = Math.max(lastProgressNanos, System.nanoTime());
         }
         generation++;
-        StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
+        StatusRuntimeException sre = endpoint.diagnose(t instanceof StatusRuntimeException s ? s
+                : Status.fromThrowable(t).asRuntimeException());
         Status.Code code = sre.getStatus().getCode();
         // INTERNAL or UNKNOWN before a connection's first answer: the peer does not speak the protocol (an
         // HTTP port) or cannot serve the session; retrying it for the whole budget would only hide that.

@@ -214,7 +214,8 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
 
     private void reconnect(Throwable t) {
         cancel();
-        StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
+        StatusRuntimeException sre = endpoint.diagnose(t instanceof StatusRuntimeException s ? s
+                : Status.fromThrowable(t).asRuntimeException());
         Status.Code code = sre.getStatus().getCode();
         // A call that fails INTERNAL or UNKNOWN before any message met a peer that does not speak the
         // protocol (an HTTP port) or a server that cannot serve the request: as a one-shot read, fail now.

@@ -102,7 +102,8 @@ public final class CallRunner {
         for (int retry = 0; ; retry++) {
             try {
                 return attempt.apply(endpoint);
-            } catch (StatusRuntimeException e) {
+            } catch (StatusRuntimeException failure) {
+                StatusRuntimeException e = endpoint.diagnose(failure);
                 boolean notSent = ErrorMapper.provablyNotSent(e);
                 maybeSent |= !notSent;
                 if (!notSent) {
@@ -129,7 +130,8 @@ public final class CallRunner {
         for (int tried = 1; ; tried++) {
             try {
                 return attempt.apply(endpoint);
-            } catch (StatusRuntimeException e) {
+            } catch (StatusRuntimeException failure) {
+                StatusRuntimeException e = endpoint.diagnose(failure);
                 boolean notSent = ErrorMapper.provablyNotSent(e);
                 if (!notSent || tried >= pool.size()) {
                     throw ErrorMapper.map(e, call, !notSent, endpoint.hostPort());

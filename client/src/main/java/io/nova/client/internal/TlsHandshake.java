@@ -17,6 +17,10 @@ public final class TlsHandshake {
   /** The start of a TLS record (alert 0x15 or handshake 0x16, version 3.x), as an HTTP/2 client prints it. */
   private static final String[] TLS_RECORD_HEX = {"150301", "150302", "150303", "160301", "160302", "160303"};
 
+  private static final String PLAINTEXT_ON_TLS = "the server speaks TLS on this port and this client does not:"
+      + " give the cluster's CA file with --tls-ca or NOVA_TLS_CA (SDK: tlsCa), or tls(true) to trust the"
+      + " system's CAs";
+
   private TlsHandshake() {}
 
   /** Whether {@code e} failed in the TLS handshake (or in speaking TLS to a plaintext port, or the reverse). */
@@ -35,6 +39,9 @@ public final class TlsHandshake {
     // The engine's own message can be generic ("General OpenSslEngine problem"): the reason is deeper.
     int depth = 0;
     for (Throwable t = failure; t != null && depth < 20; t = t.getCause(), depth++) {
+      if (t instanceof TlsProbe.PlaintextClientOnTlsPort) {
+        return Optional.of(PLAINTEXT_ON_TLS);
+      }
       ssl |= t instanceof SSLException;
       certificateRefused |= t instanceof CertificateException;
       texts.append(' ').append(t.getMessage());
@@ -46,8 +53,7 @@ public final class TlsHandshake {
     if (!ssl) {
       for (String hex : TLS_RECORD_HEX) {
         if (text.contains("Hex dump for first 5 bytes: " + hex) || text.contains("first 5 bytes: " + hex)) {
-          return Optional.of("the server speaks TLS on this port and this client does not: give the cluster's CA"
-              + " file with --tls-ca or NOVA_TLS_CA (SDK: tlsCa), or tls(true) to trust the system's CAs");
+          return Optional.of(PLAINTEXT_ON_TLS);
         }
       }
       return Optional.empty();

@@ -200,15 +200,22 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
       throw new GatewayException(Errors.invalidArgument("input", "a batch after the open message",
           "an append session is opened once; every later message must carry a batch"));
     }
-    access.refusal().ifPresent(refused -> {
-      throw new GatewayException(refused);
-    });
     AppendInput input = request.getInput();
     if (input.hasFencingToken()) {
       throw new GatewayException(Errors.invalidArgument("input.fencing_token", "unset in a session",
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
     Pending p = new Pending(input, RequestChecks.appendInput(input), nanoTime.getAsLong());
+    java.util.Optional<io.nova.proto.v1.ErrorDetail> refused = access.refusal();
+    if (refused.isPresent()) {
+      // Never written: it fails in its place, so the batches before it are answered first (they may
+      // commit) and the session then ends with the refusal.
+      p.outcome.completeExceptionally(new GatewayException(refused.get()));
+      pending.addLast(p);
+      pendingBytes += p.bytes;
+      deliver();
+      return;
+    }
     pending.addLast(p);
     unwritten.addLast(p);
     pendingBytes += p.bytes;

@@ -23,6 +23,7 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -62,8 +63,16 @@ public final class ReadSessionCall {
   private final DataPlaneMetrics metrics;
   private final ReadSessionRequest request;
   private final int heartbeatMs;
-  /** Whether the session's access token still holds; asked before each read step. */
+  /**
+   * The least time between two checks of the session's access token, in ms: a session busy reading
+   * checks about this often, an idle one once per heartbeat interval.
+   */
+  static final long ACCESS_CHECK_INTERVAL_MS = 200;
+
+  /** Whether the session's access token still holds; asked before a read step (see ACCESS_CHECK_INTERVAL_MS). */
   private final SessionCheck access;
+  /** When the token was last checked, in ms of {@code nowMs}. */
+  private long accessCheckedAtMs = Long.MIN_VALUE / 2;
   private StreamRoute route;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
@@ -128,17 +137,23 @@ public final class ReadSessionCall {
     if (reading || ended || !out.isReady()) {
       return;
     }
-    java.util.Optional<ErrorDetail> refused = access.refusal();
-    if (refused.isPresent()) {
-      end(refused.get());
-      return;
-    }
     reading = true;
     long askedAtMs = nowMs.getAsLong();
     ReadQuery query = query();
-    route.queryAsync(info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId()))
-            .build(), blocking)
-        .whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
+    java.util.function.Supplier<CompletableFuture<ShardQueryResult>> read = () -> route.queryAsync(
+        info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId())).build(), blocking);
+    CompletableFuture<ShardQueryResult> step;
+    if (access != SessionCheck.NONE && askedAtMs - accessCheckedAtMs >= ACCESS_CHECK_INTERVAL_MS) {
+      accessCheckedAtMs = askedAtMs;
+      // The check may read the meta group: on the blocking pool, never on the session executor. A refusal
+      // travels as the step's error, so it ends the session through the same path as a failed read.
+      step = CompletableFuture.supplyAsync(access::refusal, blocking).thenCompose(refused -> refused
+          .map(detail -> CompletableFuture.completedFuture(ShardQueryResult.newBuilder().setError(detail).build()))
+          .orElseGet(read));
+    } else {
+      step = read.get();
+    }
+    step.whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
   }
 
   /** The next read, for the current placement (the route sets the stream id of the one it reaches). */

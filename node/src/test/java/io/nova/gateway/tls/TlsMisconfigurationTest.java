@@ -127,20 +127,23 @@ class TlsMisconfigurationTest {
       checkFailure(oneShot, endpoint, startNanos, why);
 
       startNanos = System.nanoTime();
-      NovaException session;
-      try (Producer producer = client.openStream(stream)) {
-        long opened = startNanos;
-        session = failure(() -> {
-          try {
-            return producer.append(AppendRecord.ofUtf8("y")).get(60, TimeUnit.SECONDS);
-          } catch (ExecutionException e) {
-            throw (RuntimeException) e.getCause();
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
-        checkFailure(session, endpoint, opened, why);
-      }
+      Producer producer = client.openStream(stream);
+      NovaException session = failure(() -> {
+        try {
+          return producer.append(AppendRecord.ofUtf8("y")).get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          throw (RuntimeException) e.getCause();
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      checkFailure(session, endpoint, startNanos, why);
+      // close() reports the session's failure again; it must be the same definite one.
+      NovaException onClose = failure(() -> {
+        producer.close();
+        return null;
+      });
+      assertThat(onClose.mayHaveTakenEffect()).isFalse();
     }
   }
 
