@@ -77,7 +77,8 @@ class SessionTokenBoundTest {
   @Test
   void anAppendSessionRefusesItsNextBatchOnceItsTokenWasRevoked() throws Exception {
     IssuedToken token = token(Duration.ZERO);
-    try (NovaClient client = auth.client(token.secret()); Producer producer = client.openStream(stream)) {
+    try (NovaClient client = auth.client(token.secret())) {
+      Producer producer = client.openStream(stream);
       producer.append(AppendRecord.ofUtf8("before")).get(20, TimeUnit.SECONDS);
       revoke(token);
       long revokedAtMs = System.currentTimeMillis();
@@ -95,6 +96,8 @@ class SessionTokenBoundTest {
       }
       assertThat(failure).as("an append after revocation within " + BOUND_MS + " ms")
           .isInstanceOf(UnauthenticatedException.class).hasMessageContaining("revoked");
+      // close() reports the session's failure once more.
+      assertThatThrownBy(producer::close).isInstanceOf(UnauthenticatedException.class);
     }
   }
 
