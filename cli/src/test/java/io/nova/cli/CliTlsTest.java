@@ -84,9 +84,7 @@ class CliTlsTest {
       long startNanos = System.nanoTime();
       String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(setup),
           java.util.stream.Stream.of("append", "nova://tls/s")).toArray(String[]::new);
-      Result append = nova("one
-two
-", args);
+      Result append = nova("one\ntwo\n", args);
       long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
       assertThat(append.exitCode()).as(append.err()).isEqualTo(ExitCodes.FAILURE);
       assertThat(tookMs).as(append.err()).isLessThan(15_000);
