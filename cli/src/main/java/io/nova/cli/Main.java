@@ -163,8 +163,9 @@ public final class Main implements Runnable {
   public static int run(InputStream in, OutputStream out, PrintStream err, String... args) {
     Main main = new Main(in, out, err);
     CommandLine cmd = new CommandLine(main);
-    dropClientOptions(cmd.getSubcommands().get("server").getCommandSpec());
-    dropClientOptions(cmd.getSubcommands().get("dev").getCommandSpec());
+    dropClientOptions(cmd.getSubcommands().get("server").getCommandSpec(), true);
+    // dev keeps --token: with --auth it calls its own cluster (the demo basin) and may need a token for that.
+    dropClientOptions(cmd.getSubcommands().get("dev").getCommandSpec(), false);
     cmd.setOut(new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(Main::handleParameterException);
@@ -177,9 +178,9 @@ public final class Main implements Runnable {
    * {@code dev} run nodes rather than calling them: take them off those, so its help does not list them and passing them is an
    * unknown-option error instead of being silently ignored.
    */
-  private static void dropClientOptions(CommandSpec command) {
-    for (String name : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key",
-        "--token"}) {
+  private static void dropClientOptions(CommandSpec command, boolean dropToken) {
+    for (String name : dropToken ? new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key",
+        "--token"} : new String[] {"--endpoints", "--timeout", "--tls-ca", "--tls-cert", "--tls-key"}) {
       CommandLine.Model.OptionSpec option = command.findOption(name);
       if (option != null) {
         command.remove(option);
@@ -235,6 +236,11 @@ public final class Main implements Runnable {
       builder.accessToken(accessToken.strip());
     }
     return builder.build();
+  }
+
+  /** The {@code --token} value (or {@code NOVA_ACCESS_TOKEN}), stripped; empty when none was given. */
+  public String accessToken() {
+    return accessToken == null ? "" : accessToken.strip();
   }
 
   /** The {@code --endpoints} value. */

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves the CLI's TLS options against a node whose ports speak TLS: with {@code --tls-ca} the data verbs
  * work; without it, or with a CA file that does not exist, the command fails with its exit code and a
- * message saying why; and {@code nova dev --tls} writes certificates its node configurations accept,
- * kept when the data folder is reused.
+ * message saying why, at once and in plain words (a failed handshake is not retried for --timeout, and
+ * no TLS engine text reaches the user); and {@code nova dev --tls} writes certificates its node
+ * configurations accept, from an api CA and a separate Raft CA, kept when the data folder is reused.
  */
 class CliTlsTest {
 
@@ -62,7 +63,7 @@ class CliTlsTest {
   void withoutTheCaTheCommandFailsAndSaysWhy() {
     Result plain = nova("", "--timeout=3s", "ls");
     assertThat(plain.exitCode()).as(plain.err()).isEqualTo(ExitCodes.FAILURE);
-    assertThat(plain.err()).startsWith("nova: ").containsIgnoringCase("unavailable");
+    assertThat(plain.err()).startsWith("nova: ").contains("TLS handshake").contains("--tls-ca");
 
     Result missing = nova("", "--tls-ca=" + dir.resolve("no-such-ca.crt"), "ls");
     assertThat(missing.exitCode()).isEqualTo(ExitCodes.USAGE);
@@ -71,6 +72,26 @@ class CliTlsTest {
     Result halfClientCert = nova("", "--tls-ca=" + certs.caFile(), "--tls-cert=" + certs.caFile(), "ls");
     assertThat(halfClientCert.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(halfClientCert.err()).contains("--tls-cert and --tls-key go together");
+  }
+
+  @Test
+  void anAppendWithAWrongTlsSetupFailsAtOnceSayingWhatToChange() throws Exception {
+    io.nova.cluster.tls.CertificateAuthority other = io.nova.cluster.tls.CertificateAuthority.create("other",
+        java.time.Instant.now().minusSeconds(3600), java.time.Instant.now().plusSeconds(86_400));
+    Path otherCa = dir.resolve("other-ca.crt");
+    other.writeCertificate(otherCa);
+    for (String[] setup : new String[][] {{"--timeout=60s"}, {"--timeout=60s", "--tls-ca=" + otherCa}}) {
+      long startNanos = System.nanoTime();
+      String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(setup),
+          java.util.stream.Stream.of("append", "nova://tls/s")).toArray(String[]::new);
+      Result append = nova("one\ntwo\n", args);
+      long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
+      assertThat(append.exitCode()).as(append.err()).isEqualTo(ExitCodes.FAILURE);
+      assertThat(tookMs).as(append.err()).isLessThan(15_000);
+      assertThat(append.err()).contains("TLS handshake with " + cluster.endpoint("n1")).contains("nothing was sent")
+          .contains("--tls-ca").doesNotContain("may have").doesNotContainIgnoringCase("netty")
+          .doesNotContain("Exception").doesNotContain("io.grpc");
+    }
   }
 
   @Test
@@ -85,8 +106,13 @@ class CliTlsTest {
       // load() reads and checks every TLS file: key matches, valid now, signed by the dev CA.
       assertThat(NodeConfig.load(file)).isEqualTo(c);
     }
+    // The Raft port trusts a CA of its own: no api-side certificate can open a Raft connection.
+    assertThat(plan.configs().get(0).tls().raft().orElseThrow().ca()).isEqualTo(DevTls.raftCaFile(data));
+    assertThat(Files.readAllBytes(DevTls.raftCaFile(data))).isNotEqualTo(Files.readAllBytes(DevTls.caFile(data)));
     byte[] ca = Files.readAllBytes(DevTls.caFile(data));
+    byte[] raftCa = Files.readAllBytes(DevTls.raftCaFile(data));
     DevTls.apply(DevClusterPlan.of(3, data, 1, 17_000));
     assertThat(Files.readAllBytes(DevTls.caFile(data))).isEqualTo(ca);
+    assertThat(Files.readAllBytes(DevTls.raftCaFile(data))).isEqualTo(raftCa);
   }
 }

@@ -13,6 +13,7 @@ import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.EndpointPool;
 import io.nova.client.internal.ErrorMapper;
+import io.nova.client.internal.TlsHandshake;
 import io.nova.client.internal.Protos;
 import io.nova.client.internal.ReadBack;
 import io.nova.proto.v1.AppendSessionRequest;
@@ -671,12 +672,15 @@ public final class Producer implements AutoCloseable {
             lastProgressNanos = Math.max(lastProgressNanos, System.nanoTime());
         }
         generation++;
-        StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
+        StatusRuntimeException sre = endpoint.diagnose(t instanceof StatusRuntimeException s ? s
+                : Status.fromThrowable(t).asRuntimeException());
         Status.Code code = sre.getStatus().getCode();
         // INTERNAL or UNKNOWN before a connection's first answer: the peer does not speak the protocol (an
         // HTTP port) or cannot serve the session; retrying it for the whole budget would only hide that.
+        // A failed TLS handshake is a setting, not an outage: every endpoint would refuse it alike.
         boolean retryable = ErrorMapper.sessionShouldReconnect(code)
-                && (connectionAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN));
+                && (connectionAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN))
+                && !TlsHandshake.failed(sre);
         if (!ErrorMapper.provablyNotSent(sre)) {
             int i = 0;
             for (Batch b : unacked) {
@@ -690,7 +694,7 @@ public final class Producer implements AutoCloseable {
         // delivered them.
         boolean maySent = unacked.stream().anyMatch(b -> b.mayHaveReachedServer);
         NovaException mapped = ErrorMapper.map(sre,
-                new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), maySent);
+                new CallInfo("AppendSession", address.toString(), CallKind.WRITE, null), maySent, endpoint.hostPort());
         boolean budgetLeft = System.nanoTime() - lastProgressNanos < options.reconnectBudget().toNanos();
         if (closed || !retryable || !budgetLeft) {
             failure = mapped;

@@ -10,6 +10,7 @@ import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.EndpointPool;
 import io.nova.client.internal.ErrorMapper;
+import io.nova.client.internal.TlsHandshake;
 import io.nova.client.internal.Protos;
 import io.nova.proto.v1.DataPlaneGrpc;
 import io.nova.proto.v1.ReadRequest;
@@ -213,18 +214,21 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
 
     private void reconnect(Throwable t) {
         cancel();
-        StatusRuntimeException sre = t instanceof StatusRuntimeException s ? s : Status.fromThrowable(t).asRuntimeException();
+        StatusRuntimeException sre = endpoint.diagnose(t instanceof StatusRuntimeException s ? s
+                : Status.fromThrowable(t).asRuntimeException());
         Status.Code code = sre.getStatus().getCode();
         // A call that fails INTERNAL or UNKNOWN before any message met a peer that does not speak the
         // protocol (an HTTP port) or a server that cannot serve the request: as a one-shot read, fail now.
+        // A failed TLS handshake is a setting, not an outage: every endpoint would refuse it alike.
         boolean retryable = ErrorMapper.sessionShouldReconnect(code)
-                && (callAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN));
+                && (callAnswered || (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN))
+                && !TlsHandshake.failed(sre);
         long delayNanos = backoff.delayNanos(Math.min(reconnectAttempt, 30));
         // The budget runs from the last message of any call, so reconnects that never get an answer
         // (every endpoint refuses, or is silent) end the session instead of retrying forever.
         if (!retryable || System.nanoTime() + delayNanos - lastAnswerNanos > reconnectBudget.toNanos()) {
             ended = true;
-            throw ErrorMapper.map(sre, CallInfo.of("ReadSession", address, CallKind.READ), false);
+            throw ErrorMapper.map(sre, CallInfo.of("ReadSession", address, CallKind.READ), false, endpoint.hostPort());
         }
         reconnectAttempt++;
         endpoint = pool.failover(endpoint);

@@ -175,6 +175,8 @@ public final class NovaServer implements AutoCloseable {
             apiTls.serverCredentials())
         .executor(executor)
         .maxInboundMessageSize(tuning.grpcMessageBytesMax())
+        // An oversized access token must reach the gateway's typed refusal, not fail as INTERNAL in transport.
+        .maxInboundMetadataSize(Authorizer.HEADER_BYTES_ACCEPTED)
         // Idle read sessions ping every few seconds: allow client keep-alives that frequent too.
         .permitKeepAliveTime(tuning.clientKeepAliveMinMs(), TimeUnit.MILLISECONDS)
         .permitKeepAliveWithoutCalls(true)
@@ -210,6 +212,10 @@ public final class NovaServer implements AutoCloseable {
           executor::shutdownNow, sessionExecutor::shutdownNow, sessionWriters::shutdownNow};
       closeAll(closers);
       throw e;
+    }
+    if (authorizer != null && !apiTls.enabled()) {
+      LOG.warn("access tokens are required but the API ports are plaintext (no tls.api): every token travels in"
+          + " clear text and anyone on the network path can read and reuse it; turn on tls.api");
     }
     LOG.info("node {} serving the gRPC API on {} and the HTTP API on {} ({}; Raft port {}; access tokens {})",
         config.nodeId(), api, httpAddress, apiTls.enabled() ? "TLS" : "plaintext",

@@ -60,8 +60,8 @@ public final class DevCommand implements Callable<Integer> {
   boolean tls;
 
   @Option(names = "--auth",
-      description = "Require access tokens on every node; print the bootstrap admin token (and its file) "
-          + "and how to use it (NOVA_ACCESS_TOKEN).")
+      description = "Require access tokens on every node; print the bootstrap admin token (and its file, "
+          + "DIR/nK/admin-token) and how to use it (NOVA_ACCESS_TOKEN). Without --tls tokens travel in clear text.")
   boolean auth;
 
   @Override
@@ -82,8 +82,18 @@ public final class DevCommand implements Callable<Integer> {
     if (auth) {
       plan = new DevClusterPlan(plan.dataDir(), plan.configs().stream()
           .map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON)).toList());
+      if (!tls) {
+        main.err().println("nova: warning: --auth without --tls: access tokens travel in clear text to every node;"
+            + " add --tls unless only this machine can reach the ports");
+      }
     }
-    try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout)) {
+    String token = main.accessToken();
+    if (!token.isEmpty() && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new InputException("--token (or NOVA_ACCESS_TOKEN) must be the token 'nova token issue' printed:"
+          + " printable ASCII (nvt.ID.SECRET), no spaces, line breaks or other characters");
+    }
+    try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout, token,
+        existing.isPresent())) {
       return cluster.runUntilStopped();
     } catch (DevCluster.StartFailure e) {
       main.err().println("nova: " + e.getMessage());

@@ -58,7 +58,9 @@ public final class TokenCommands implements Runnable {
 
     @Override
     protected int run(NovaClient client) {
-      IssuedToken issued = client.issueToken(new TokenScope(basinPrefix, streamPrefix, operations(ops)),
+      Set<TokenOperation> operations = operations(ops);
+      checkIssue(basinPrefix, streamPrefix, operations, expires, description);
+      IssuedToken issued = client.issueToken(new TokenScope(basinPrefix, streamPrefix, operations),
           expires == null ? Duration.ZERO : expires, description);
       err().println("issued token " + issued.info().id() + " (" + describe(issued.info())
           + "); its secret is printed once, below");
@@ -118,6 +120,43 @@ public final class TokenCommands implements Runnable {
         + " characters (not repeated here)");
   }
 
+  /** The longest --expires, as the cluster takes it (10 years of 366 days). */
+  static final Duration EXPIRES_MAX = Duration.ofMillis(io.nova.protocol.auth.TokenRules.TTL_MS_MAX);
+
+  /**
+   * Refuses, before anything is sent, what the cluster would refuse, in terms of the command's own flags:
+   * the cluster's messages name request fields ({@code scope.basin_prefix}), which a CLI user never typed.
+   */
+  static void checkIssue(String basinPrefix, String streamPrefix, Set<TokenOperation> operations, Duration expires,
+      String description) {
+    io.nova.proto.v1.AccessTokenScope.Builder scope = io.nova.proto.v1.AccessTokenScope.newBuilder()
+        .setBasinPrefix(basinPrefix).setStreamPrefix(streamPrefix)
+        .addOperations(io.nova.proto.v1.Operation.OPERATION_READ);
+    io.nova.protocol.auth.TokenRules.scopeError(scope.build(), description).ifPresent(e -> {
+      String flag = switch (e.getInvalidArgument().getField()) {
+        case "scope.basin_prefix" -> "--basin-prefix";
+        case "scope.stream_prefix" -> "--stream-prefix";
+        default -> "--description";
+      };
+      throw new InputException(flag + ": " + e.getMessage() + (flag.equals("--description") ? ""
+          : "; leave " + flag + " out for every " + (flag.equals("--basin-prefix") ? "basin" : "stream")));
+    });
+    if (basinPrefix.equals("/")) {
+      throw new InputException("--basin-prefix '/' names no basin: give the start of basin names ([a-z0-9-]), a"
+          + " whole basin name followed by / (team-a/) for exactly that basin, or leave it out for every basin");
+    }
+    if (operations.contains(TokenOperation.CLUSTER_ADMIN) && !(basinPrefix.isEmpty() && streamPrefix.isEmpty())) {
+      throw new InputException("--ops cluster-admin cannot be combined with "
+          + (basinPrefix.isEmpty() ? "--stream-prefix" : "--basin-prefix") + ": a cluster-admin token reaches every"
+          + " basin, so it has no prefix; issue it without prefixes, or leave cluster-admin out of --ops");
+    }
+    if (expires != null && expires.compareTo(EXPIRES_MAX) > 0) {
+      throw new InputException("--expires " + io.nova.cli.Durations.format(expires) + " is longer than a token may"
+          + " live (" + EXPIRES_MAX.toDays() + "d, 10 years); give a shorter one, or leave --expires out for a"
+          + " token that never expires");
+    }
+  }
+
   static Set<TokenOperation> operations(String text) {
     Set<TokenOperation> ops = EnumSet.noneOf(TokenOperation.class);
     for (String part : text.split(",", -1)) {
@@ -126,11 +165,12 @@ public final class TokenCommands implements Runnable {
         continue;
       }
       ops.add(java.util.Arrays.stream(TokenOperation.values()).filter(o -> o.label().equals(name)).findFirst()
-          .orElseThrow(() -> new InputException("--ops: unknown operation '" + name + "'; use one or more of "
-              + opsText(EnumSet.allOf(TokenOperation.class)))));
+          .orElseThrow(() -> new InputException("--ops: unknown operation '" + name + "'; give one or more of "
+              + opsText(EnumSet.allOf(TokenOperation.class)) + ", comma-separated, in lower case")));
     }
     if (ops.isEmpty()) {
-      throw new InputException("--ops needs at least one of " + opsText(EnumSet.allOf(TokenOperation.class)));
+      throw new InputException("--ops needs at least one operation: give one or more of "
+          + opsText(EnumSet.allOf(TokenOperation.class)) + ", comma-separated");
     }
     return ops;
   }

@@ -5,6 +5,8 @@ import io.nova.cli.ExitCodes;
 import io.nova.client.NovaClient;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.NovaException;
+import io.nova.client.errors.PermissionDeniedException;
+import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.tls.TlsEndpoint;
@@ -65,15 +67,31 @@ public final class DevCluster implements AutoCloseable {
   private final List<Node> nodes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::stopAll, "nova-dev-shutdown");
   private volatile boolean stopping;
-  /** The bootstrap admin token and its file ({@code --auth} only; null otherwise). */
+  /** The bootstrap admin token and its file ({@code --auth} only, when read from the file; null otherwise). */
   private String adminToken;
   private Path adminTokenFile;
+  /** The token given with {@code --token} / {@code NOVA_ACCESS_TOKEN}; empty for none. */
+  private final String givenToken;
+  /** Whether the data folder held this cluster before (a restart): its bootstrap token was issued then. */
+  private final boolean restart;
 
   public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout) {
+    this(plan, out, err, readyTimeout, "", false);
+  }
+
+  /**
+   * @param givenToken the access token to call the cluster with ({@code --auth}); empty to read the
+   *     bootstrap admin token from its file
+   * @param restart whether the data folder already held this cluster
+   */
+  public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout, String givenToken,
+      boolean restart) {
     this.plan = plan;
     this.out = new PrintStream(out, true, StandardCharsets.UTF_8);
     this.err = err;
     this.readyTimeout = readyTimeout;
+    this.givenToken = givenToken;
+    this.restart = restart;
   }
 
   /**
@@ -189,13 +207,21 @@ public final class DevCluster implements AutoCloseable {
       for (Node node : nodes) {
         states.add(probe.probe(node.config().nodeId(), plan.httpUrl(node.config().nodeId())));
       }
-      Optional<Path> tokenFile = plan.auth() ? adminTokenFile() : Optional.empty();
+      Optional<Path> tokenFile = plan.auth() && givenToken.isEmpty() ? adminTokenFile() : Optional.empty();
       if (!states.stream().allMatch(ReadyProbe.NodeState::ready)) {
         state = ReadyProbe.describe(states);
-      } else if (plan.auth() && tokenFile.isEmpty()) {
+      } else if (plan.auth() && givenToken.isEmpty() && tokenFile.isEmpty() && restart) {
+        // The bootstrap token is issued once per cluster: a deleted file never comes back.
+        throw new StartFailure("the cluster in " + plan.dataDir() + " requires access tokens, and its bootstrap"
+            + " admin token file (" + plan.adminTokenFile("n1") + " or another node's) is gone: give a token"
+            + " with create on the basin " + DEMO_BASIN + " in NOVA_ACCESS_TOKEN (or --token), or start a new"
+            + " cluster with another --data-dir");
+      } else if (plan.auth() && givenToken.isEmpty() && tokenFile.isEmpty()) {
         state = "every node is ready, but no node has written the bootstrap admin token yet";
       } else {
-        if (tokenFile.isPresent()) {
+        if (!givenToken.isEmpty()) {
+          clientBuilder.accessToken(givenToken);
+        } else if (tokenFile.isPresent()) {
           adminToken = Files.readString(tokenFile.get(), StandardCharsets.US_ASCII).strip();
           adminTokenFile = tokenFile.get();
           clientBuilder.accessToken(adminToken);
@@ -208,6 +234,13 @@ public final class DevCluster implements AutoCloseable {
           return;
         } catch (AlreadyExistsException e) {
           return;
+        } catch (UnauthenticatedException | PermissionDeniedException e) {
+          // No wait cures a token the cluster refuses: say which one and what to give instead.
+          throw new StartFailure("every node is ready, but the cluster refused "
+              + (givenToken.isEmpty() ? "the bootstrap admin token in " + adminTokenFile
+              : "the token given in NOVA_ACCESS_TOKEN / --token") + ": " + ExitCodes.message(e) + ". Give a token"
+              + " with create on the basin " + DEMO_BASIN + " in NOVA_ACCESS_TOKEN (or --token), or start a new"
+              + " cluster with another --data-dir");
         } catch (NovaException e) {
           state = "every node is ready, but creating the basin " + DEMO_BASIN + " failed: " + ExitCodes.message(e);
         }
@@ -245,6 +278,8 @@ public final class DevCluster implements AutoCloseable {
     if (adminToken != null) {
       out.println("auth: access tokens required; bootstrap admin token " + adminToken + " (also in "
           + adminTokenFile + ")");
+    } else if (plan.auth()) {
+      out.println("auth: access tokens required; using the token from NOVA_ACCESS_TOKEN / --token (not shown)");
     }
     out.println();
     out.println("Try (in another terminal):");

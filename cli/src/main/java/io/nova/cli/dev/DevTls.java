@@ -16,10 +16,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Throw-away certificates for {@code nova dev --tls}: a CA and, for each node, one certificate for its
- * api ports and one for its Raft port, naming the loopback host, written as PEM under {@code DATA/tls}.
- * A data folder reused with {@code --tls} keeps its certificates while they are valid (a restarted
- * cluster stays reachable with the same CA file); otherwise they are made anew. Not for production.
+ * Throw-away certificates for {@code nova dev --tls}, written as PEM under {@code DATA/tls}: a CA for the
+ * api ports and, apart from it, a CA used only for the Raft port, and for each node one certificate from
+ * each, naming the loopback host. The Raft CA is separate because the Raft port accepts any certificate
+ * its CA signed: one shared with the api ports would let a client's certificate talk Raft. A data folder
+ * reused with {@code --tls} keeps each side's certificates while they are valid (a restarted cluster
+ * stays reachable with the same CA file); otherwise that side is made anew. Not for production.
  */
 public final class DevTls {
 
@@ -38,34 +40,44 @@ public final class DevTls {
     return dir(dataDir).resolve("ca.crt");
   }
 
+  /** The CA of the Raft port only: nothing but the node certificates is signed by it. */
+  public static Path raftCaFile(Path dataDir) {
+    return dir(dataDir).resolve("raft-ca.crt");
+  }
+
   /** {@code plan} with TLS on every port of every node, from certificates generated (or kept) under its data folder. */
   public static DevClusterPlan apply(DevClusterPlan plan) throws IOException {
     Path dir = dir(plan.dataDir());
-    Path ca = caFile(plan.dataDir());
+    Path apiCa = caFile(plan.dataDir());
+    Path raftCa = raftCaFile(plan.dataDir());
+    ensure(plan, "api", "nova-dev-ca", apiCa);
+    ensure(plan, "raft", "nova-dev-raft-ca", raftCa);
     List<NodeConfig> configs = new ArrayList<>();
-    boolean reuse = Files.exists(ca) && plan.configs().stream().allMatch(c -> usable(files(dir, c, "api"))
-        && usable(files(dir, c, "raft")));
-    CertificateAuthority authority = null;
-    if (!reuse) {
-      Instant now = Instant.now();
-      authority = CertificateAuthority.create("nova-dev-ca", now.minus(Duration.ofMinutes(5)), now.plus(VALIDITY));
-      authority.writeCertificate(ca);
-    }
     for (NodeConfig c : plan.configs()) {
-      TlsFiles api = files(dir, c, "api");
-      TlsFiles raft = files(dir, c, "raft");
-      if (!reuse) {
-        issue(authority, c.nodeId() + "-api", api);
-        issue(authority, c.nodeId() + "-raft", raft);
-      }
-      configs.add(c.withTls(TlsSettings.OFF.withApi(api).withRaft(raft)));
+      configs.add(c.withTls(TlsSettings.OFF.withApi(files(dir, c, "api", apiCa))
+          .withRaft(files(dir, c, "raft", raftCa))));
     }
     return new DevClusterPlan(plan.dataDir(), configs);
   }
 
-  private static TlsFiles files(Path dir, NodeConfig c, String use) {
+  /** Keeps {@code use}'s CA and node certificates when all are valid; otherwise makes a new CA and issues them. */
+  private static void ensure(DevClusterPlan plan, String use, String caName, Path ca) throws IOException {
+    Path dir = dir(plan.dataDir());
+    if (Files.exists(ca) && plan.configs().stream().allMatch(c -> usable(files(dir, c, use, ca)))) {
+      return;
+    }
+    Instant now = Instant.now();
+    CertificateAuthority authority = CertificateAuthority.create(caName, now.minus(Duration.ofMinutes(5)),
+        now.plus(VALIDITY));
+    authority.writeCertificate(ca);
+    for (NodeConfig c : plan.configs()) {
+      issue(authority, c.nodeId() + "-" + use, files(dir, c, use, ca));
+    }
+  }
+
+  private static TlsFiles files(Path dir, NodeConfig c, String use, Path ca) {
     return new TlsFiles(dir.resolve(c.nodeId() + "-" + use + ".crt"), dir.resolve(c.nodeId() + "-" + use + ".key"),
-        dir.resolve("ca.crt"));
+        ca);
   }
 
   private static boolean usable(TlsFiles files) {

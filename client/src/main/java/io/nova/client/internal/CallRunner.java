@@ -102,7 +102,8 @@ public final class CallRunner {
         for (int retry = 0; ; retry++) {
             try {
                 return attempt.apply(endpoint);
-            } catch (StatusRuntimeException e) {
+            } catch (StatusRuntimeException failure) {
+                StatusRuntimeException e = endpoint.diagnose(failure);
                 boolean notSent = ErrorMapper.provablyNotSent(e);
                 maybeSent |= !notSent;
                 if (!notSent) {
@@ -110,7 +111,8 @@ public final class CallRunner {
                 }
                 long delayNanos = backoff.delayNanos(Math.min(retry, 30));
                 if (!isRetryable(e) || System.nanoTime() + delayNanos > deadline) {
-                    throw ErrorMapper.map(notSent && answered != null ? answered : e, call, maybeSent);
+                    throw notSent && answered != null ? ErrorMapper.map(answered, call, maybeSent)
+                            : ErrorMapper.map(e, call, maybeSent, endpoint.hostPort());
                 }
                 EndpointPool.Endpoint next = pool.failover(endpoint);
                 log.debug("{} failed on {} ({}); retry {} on {} in {} ms", call.describe(), endpoint.hostPort(),
@@ -128,10 +130,11 @@ public final class CallRunner {
         for (int tried = 1; ; tried++) {
             try {
                 return attempt.apply(endpoint);
-            } catch (StatusRuntimeException e) {
+            } catch (StatusRuntimeException failure) {
+                StatusRuntimeException e = endpoint.diagnose(failure);
                 boolean notSent = ErrorMapper.provablyNotSent(e);
                 if (!notSent || tried >= pool.size()) {
-                    throw ErrorMapper.map(e, call, !notSent);
+                    throw ErrorMapper.map(e, call, !notSent, endpoint.hostPort());
                 }
                 EndpointPool.Endpoint next = pool.failover(endpoint);
                 log.debug("{} could not connect to {}; trying {}", call.describe(), endpoint.hostPort(),
@@ -141,9 +144,10 @@ public final class CallRunner {
         }
     }
 
+    /** UNAVAILABLE and DEADLINE_EXCEEDED, but not a TLS handshake failure: that is a setting, not an outage. */
     private static boolean isRetryable(StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
-        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        return (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) && !TlsHandshake.failed(e);
     }
 
     /** Sleeps; false (with the interrupt flag restored) if interrupted. */

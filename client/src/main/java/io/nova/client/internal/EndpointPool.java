@@ -5,6 +5,8 @@ import io.grpc.ConnectivityState;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
@@ -35,10 +37,31 @@ public final class EndpointPool implements AutoCloseable {
      * @param channel its channel
      * @param data the data-plane stub (without a deadline)
      * @param control the control-plane stub (without a deadline)
+     * @param plaintext whether the channel speaks plaintext (no TLS)
+     * @param probeTimeout how long {@link #diagnose} may wait for its TLS probe
      */
     public record Endpoint(int index, String hostPort, ManagedChannel channel,
-            DataPlaneGrpc.DataPlaneBlockingStub data, ControlPlaneGrpc.ControlPlaneBlockingStub control) {
+            DataPlaneGrpc.DataPlaneBlockingStub data, ControlPlaneGrpc.ControlPlaneBlockingStub control,
+            boolean plaintext, Duration probeTimeout) {
+
+        /**
+         * {@code failure} as a failed TLS handshake when this plaintext endpoint's connection was closed
+         * without a word and the port turns out to speak TLS ({@link TlsProbe}); otherwise {@code failure}.
+         * May block up to {@code probeTimeout}, and only for such a failure.
+         */
+        public StatusRuntimeException diagnose(StatusRuntimeException failure) {
+            Status status = failure.getStatus();
+            if (!plaintext || status.getCode() != Status.Code.UNAVAILABLE || status.getDescription() == null
+                    || !status.getDescription().contains("Network closed for unknown reason")
+                    || !TlsProbe.speaksTls(hostPort, probeTimeout)) {
+                return failure;
+            }
+            return status.withCause(new TlsProbe.PlaintextClientOnTlsPort(hostPort)).asRuntimeException();
+        }
     }
+
+    /** The longest a TLS probe ({@link Endpoint#diagnose}) waits. */
+    static final Duration PROBE_TIMEOUT_MAX = Duration.ofSeconds(2);
 
     private static final Metadata.Key<String> AUTHORIZATION =
             Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -78,7 +101,9 @@ public final class EndpointPool implements AutoCloseable {
             }
             ManagedChannel channel = builder.build();
             list.add(new Endpoint(list.size(), hostPort, channel,
-                    DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel)));
+                    DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel),
+                    credentials instanceof io.grpc.InsecureChannelCredentials,
+                    connectTimeout.compareTo(PROBE_TIMEOUT_MAX) < 0 ? connectTimeout : PROBE_TIMEOUT_MAX));
         }
         this.endpoints = List.copyOf(list);
     }

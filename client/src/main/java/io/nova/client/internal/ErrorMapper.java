@@ -50,6 +50,21 @@ public final class ErrorMapper {
      * @param maybeSent false only when the request provably never reached a server
      */
     public static NovaException map(StatusRuntimeException e, CallInfo call, boolean maybeSent) {
+        return map(e, call, maybeSent, null);
+    }
+
+    /**
+     * As {@link #map(StatusRuntimeException, CallInfo, boolean)}, naming {@code endpoint} (host:port, or null)
+     * in the message of a failure to connect there. A TLS handshake failure ({@link TlsHandshake}) becomes a
+     * definite {@code UnavailableException}: nothing was sent, and its message says why and what to change.
+     */
+    public static NovaException map(StatusRuntimeException e, CallInfo call, boolean maybeSent, String endpoint) {
+        java.util.Optional<String> handshake = TlsHandshake.reason(e);
+        if (handshake.isPresent()) {
+            return new UnavailableException(call.describe() + ": the TLS handshake with "
+                    + (endpoint == null ? "the server" : endpoint) + " failed, so nothing was sent: " + handshake.get(),
+                    false, e);
+        }
         Status status = e.getStatus();
         ErrorDetail detail = detailOf(e);
         String text = call.describe() + ": " + (detail != null && !detail.getMessage().isEmpty()
@@ -67,9 +82,12 @@ public final class ErrorMapper {
 
     /**
      * Whether the call provably never reached a server: it failed UNAVAILABLE because no connection
-     * could be established (refused, no route, unknown host).
+     * could be established (refused, no route, unknown host, a failed TLS handshake).
      */
     public static boolean provablyNotSent(StatusRuntimeException e) {
+        if (TlsHandshake.failed(e)) {
+            return true;
+        }
         Status status = e.getStatus();
         if (status.getCode() != Status.Code.UNAVAILABLE) {
             return false;
@@ -152,7 +170,7 @@ public final class ErrorMapper {
             case INVALID_ARGUMENT, OUT_OF_RANGE -> new InvalidArgumentException("", "", text, cause);
             case NOT_FOUND -> new NotFoundException("", "", text, cause);
             case ALREADY_EXISTS -> new AlreadyExistsException("", "", text, cause);
-            case UNAVAILABLE -> new UnavailableException(text + TlsHint.of(cause), ambiguous, cause);
+            case UNAVAILABLE -> new UnavailableException(text, ambiguous, cause);
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, call.kind().mutates(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException("", text, cause);
             case UNIMPLEMENTED -> new NovaInternalException(text, errorCode(code), false, cause);

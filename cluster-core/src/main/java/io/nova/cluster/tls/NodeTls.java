@@ -49,12 +49,34 @@ public final class NodeTls implements AutoCloseable {
     }
     Optional<TlsEndpoint> api = settings.api().map(f -> new TlsEndpoint(f, "tls.api", clock));
     Optional<TlsEndpoint> raft = settings.raft().map(f -> new TlsEndpoint(f, "tls.raft", clock));
+    warnIfRaftCaIsShared(api, raft);
     ScheduledExecutorService reloads = Executors.newSingleThreadScheduledExecutor(
         NodeThreads.forNode(nodeId, "nova-tls-reload"));
     NodeTls tls = new NodeTls(api, raft, settings.apiRequireClientCert(), reloads);
     reloads.scheduleWithFixedDelay(tls::checkForRotation, settings.reloadCheckMs(), settings.reloadCheckMs(),
         TimeUnit.MILLISECONDS);
     return tls;
+  }
+
+  /**
+   * Warns when the Raft port trusts a CA the api ports trust too. The Raft port admits any certificate its
+   * CA signed, so a certificate issued for an api client (or an api server) could open Raft connections:
+   * the Raft CA should sign node certificates only (docs/operations.md).
+   */
+  private static void warnIfRaftCaIsShared(Optional<TlsEndpoint> api, Optional<TlsEndpoint> raft) {
+    if (api.isEmpty() || raft.isEmpty()) {
+      return;
+    }
+    java.util.Set<java.security.cert.X509Certificate> apiCas =
+        java.util.Set.of(api.get().trustManager().getAcceptedIssuers());
+    for (java.security.cert.X509Certificate ca : raft.get().trustManager().getAcceptedIssuers()) {
+      if (apiCas.contains(ca)) {
+        LOG.warn("tls.raft.ca and tls.api.ca share the CA {}: any certificate it signs for an API client can also"
+            + " open Raft connections to this node; give the Raft port a CA that signs node certificates only"
+            + " (see docs/operations.md, TLS)", ca.getSubjectX500Principal().getName());
+        return;
+      }
+    }
   }
 
   /** TLS of the client gRPC and HTTP ports; empty when they are plaintext. */

@@ -29,7 +29,7 @@ import java.util.Optional;
 public final class AccessTokens implements TokenVerifier.TokenLookup {
 
   /** The longest lifetime a token may be issued for (10 years), in milliseconds. */
-  public static final long TTL_MS_MAX = 10L * 366 * 24 * 3600 * 1000;
+  public static final long TTL_MS_MAX = TokenRules.TTL_MS_MAX;
 
   private final GroupClients groups;
   private final Clock clock;
@@ -75,8 +75,9 @@ public final class AccessTokens implements TokenVerifier.TokenLookup {
     }
     if (requested.operations().contains(io.nova.proto.v1.Operation.OPERATION_CLUSTER_ADMIN)
         && !requested.isUnscoped()) {
-      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument("scope.basin_prefix",
-          "empty with cluster-admin", "a cluster-admin token cannot have a basin or stream prefix (cluster-admin"
+      // Name the prefix that was given: a stream prefix alone must not be blamed on the basin prefix.
+      throw new GatewayException(io.nova.protocol.errors.Errors.invalidArgument(requested.basinPrefix().isEmpty()
+          ? "scope.stream_prefix" : "scope.basin_prefix", "empty with cluster-admin", "a cluster-admin token cannot have a basin or stream prefix (cluster-admin"
               + " reaches every basin): issue it without prefixes, or leave cluster-admin out"));
     }
     if (issuer == null) {

@@ -16,8 +16,18 @@ import org.slf4j.LoggerFactory;
 public final class Authorizer {
 
   private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
-  /** The longest Authorization value looked at; longer ones are malformed without being parsed. */
+  /**
+   * The longest Authorization value looked at, in characters (a Nova token's is 66: {@code Bearer} and 59);
+   * a longer one is refused as malformed, naming this limit, without being parsed or repeated. The ports
+   * accept headers far longer than this ({@link #HEADER_BYTES_ACCEPTED}) so that the refusal is this typed
+   * one and not a transport error.
+   */
   public static final int HEADER_CHARS_MAX = 1024;
+  /**
+   * The header size the gRPC and HTTP ports accept (gRPC metadata of one call, HTTP request headers), in
+   * bytes: large enough that an oversized Authorization value reaches {@link #HEADER_CHARS_MAX}'s check.
+   */
+  public static final int HEADER_BYTES_ACCEPTED = 256 * 1024;
   private static final String SCHEME = "bearer ";
 
   private final TokenVerifier verifier;
@@ -104,8 +114,12 @@ public final class Authorizer {
       throw new GatewayException(Errors.unauthenticated("missing", "this cluster requires an access token:"
           + " send the header 'Authorization: Bearer TOKEN' (nova --token, NOVA_ACCESS_TOKEN)"));
     }
-    if (authorization.length() > HEADER_CHARS_MAX
-        || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+    if (authorization.length() > HEADER_CHARS_MAX) {
+      throw new GatewayException(Errors.unauthenticated("malformed", "the Authorization value is "
+          + authorization.length() + " characters, over the limit of " + HEADER_CHARS_MAX + ": send 'Bearer TOKEN'"
+          + " with the token exactly as nova token issue printed it (" + TokenFormat.TOKEN_CHARS + " characters)"));
+    }
+    if (!authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
       throw new GatewayException(Errors.unauthenticated("malformed", "the Authorization value must be"
           + " 'Bearer TOKEN' (at most " + HEADER_CHARS_MAX + " characters)"));
     }

@@ -23,8 +23,8 @@ import java.util.Optional;
  * so a refused call changes nothing. A refusal closes the call with UNAUTHENTICATED or PERMISSION_DENIED
  * and the typed detail; nothing else is sent.
  *
- * <p>A session is authorized when it opens; a later revocation stops new calls and sessions, not one
- * already open (ADR 0019). The verified bearer value is put in the call's {@link Context} under
+ * <p>A session is authorized when it opens and then re-checked as it runs ({@link #SESSION_CHECK},
+ * {@link SessionCheck}): once its token is revoked or expired it ends with UNAUTHENTICATED. The verified bearer value is put in the call's {@link Context} under
  * {@link #BEARER}, so calls this node makes to its peers on the caller's behalf (node info for the
  * cluster status) present it too. Thread-safe.
  */
@@ -37,6 +37,15 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
   public static final Context.Key<String> BEARER = Context.key("nova-authorization");
   /** The caller's verified {@link Principal}, set for the call's handlers (token issue checks against it). */
   public static final Context.Key<Principal> PRINCIPAL = Context.key("nova-principal");
+
+  /** The check an open session repeats ({@link SessionCheck}), set for the call's handlers. */
+  public static final Context.Key<SessionCheck> SESSION_CHECK = Context.key("nova-session-check");
+
+  /** The session check of the current call: {@link SessionCheck#NONE} when the call was not authorized here. */
+  public static SessionCheck sessionCheck() {
+    SessionCheck check = SESSION_CHECK.get();
+    return check == null ? SessionCheck.NONE : check;
+  }
 
   private final Authorizer authorizer;
 
@@ -63,7 +72,9 @@ public final class GrpcAuthInterceptor implements ServerInterceptor {
     }
     // The first message is needed to know what the call is about: ask for it ourselves.
     call.request(1);
-    return new Gate<>(call, headers, next, rpc, principal, Context.current().withValues(BEARER, authorization, PRINCIPAL, principal));
+    return new Gate<>(call, headers, next, rpc, principal, Context.current()
+        .withValues(BEARER, authorization, PRINCIPAL, principal, SESSION_CHECK,
+            SessionCheck.of(authorizer, rpc, authorization)));
   }
 
   /** Ends the call with the typed error, as every Nova RPC answers one (the detail in the trailers). */

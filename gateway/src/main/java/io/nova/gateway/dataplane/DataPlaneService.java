@@ -4,6 +4,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.errors.UnaryCalls;
+import io.nova.gateway.auth.GrpcAuthInterceptor;
 import io.nova.gateway.session.AppendSessionCall;
 import io.nova.gateway.session.ReadSessionCall;
 import io.nova.proto.v1.AppendRequest;
@@ -93,13 +94,13 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
         dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics(),
-        dataPlane.nanoTime());
+        dataPlane.nanoTime(), GrpcAuthInterceptor.sessionCheck());
   }
 
   @Override
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
         dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics(),
-        tuning.readSessionHeartbeatDefaultMs());
+        tuning.readSessionHeartbeatDefaultMs(), GrpcAuthInterceptor.sessionCheck());
   }
 }

@@ -7,6 +7,7 @@ import io.nova.gateway.auth.Access;
 import io.nova.gateway.auth.AccessScope;
 import io.nova.gateway.auth.Authorizer;
 import io.nova.gateway.auth.Principal;
+import io.nova.gateway.auth.SessionCheck;
 import io.nova.proto.v1.Operation;
 import java.util.Optional;
 
@@ -109,6 +110,18 @@ public final class AuthRoutes implements HttpRoutes {
     if (principal != null && routes != null) {
       routes.authorizer.check(ctx.method() + " " + ctx.path(), principal, access);
     }
+  }
+
+  /**
+   * The check an SSE session opened by this request repeats while it runs ({@link SessionCheck}); none
+   * when auth is off.
+   */
+  static SessionCheck sessionCheck(Context ctx) {
+    AuthRoutes routes = ctx.attribute(AUTH);
+    if (routes == null) {
+      return SessionCheck.NONE;
+    }
+    return SessionCheck.of(routes.authorizer, ctx.method() + " " + ctx.path(), ctx.header("Authorization"));
   }
 
   /** The scope of the request's token; empty when auth is off. */

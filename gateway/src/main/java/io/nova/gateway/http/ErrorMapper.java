@@ -73,8 +73,11 @@ public final class ErrorMapper {
         return new ApiError(429, "resource_exhausted", message, f, OptionalInt.of(RETRY_AFTER_SECS));
       }
       case UNAUTHENTICATED -> {
-        f.put("reason", detail.getUnauthenticated().getReason());
-        return error(401, "unauthenticated", message, f);
+        String reason = detail.getUnauthenticated().getReason();
+        f.put("reason", reason);
+        // RFC 6750 section 3: every 401 names the scheme; error="invalid_token" only when one was presented.
+        return error(401, "unauthenticated", message, f).withHeader("WWW-Authenticate", reason.equals("missing")
+            ? "Bearer realm=\"nova\"" : "Bearer realm=\"nova\", error=\"invalid_token\"");
       }
       case PERMISSION_DENIED -> {
         f.put("operation", detail.getPermissionDenied().getOperation());

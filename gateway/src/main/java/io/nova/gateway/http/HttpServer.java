@@ -103,6 +103,8 @@ public final class HttpServer implements AutoCloseable {
       // Requests Jetty refuses before routing (a path with %00, a bare %) get JSON, not an HTML page.
       config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
       config.jetty.addConnector((server, httpConfig) -> {
+        // An oversized access token must reach the typed 401 (AuthRoutes), not Jetty's bare 431.
+        httpConfig.setRequestHeaderSize(io.nova.gateway.auth.Authorizer.HEADER_BYTES_ACCEPTED);
         ServerConnector c = connector(server, httpConfig, tls);
         c.setHost(bindHost);
         c.setPort(port);

@@ -1,5 +1,8 @@
 package io.nova.gateway.http;
 
+import io.nova.gateway.auth.SessionCheck;
+import java.util.Optional;
+
 import io.nova.protocol.limits.Metering;
 import io.javalin.http.sse.SseClient;
 import io.nova.cluster.config.NodeTuning;
@@ -69,6 +72,8 @@ final class SseReadSession implements Runnable {
   /** The reconnection delay an {@code error} event asks of an EventSource ({@code retry:}), in ms. */
   private final long reconnectMs;
   private final Runnable onEnd;
+  /** Whether the session's access token still holds; asked before each read. */
+  private final SessionCheck access;
   /**
    * The answer to the session's first read, made (and validated) before the event stream started; null
    * when the stream's group could not serve it then, and the loop makes it.
@@ -81,8 +86,10 @@ final class SseReadSession implements Runnable {
   private long lastSentMs;
 
   SseReadSession(SseClient client, StreamRouter router, DataPlaneMetrics metrics, ReadParams params,
-      ReadResponse first, BodyEncoding encoding, Clock clock, NodeTuning tuning, Runnable onEnd) {
+      ReadResponse first, BodyEncoding encoding, Clock clock, NodeTuning tuning, SessionCheck access,
+      Runnable onEnd) {
     this.client = client;
+    this.access = access;
     this.first = first;
     this.router = router;
     this.metrics = metrics;
@@ -125,6 +132,11 @@ final class SseReadSession implements Runnable {
     while (!client.terminated()) {
       if (Thread.interrupted()) {
         throw new InterruptedException();
+      }
+      Optional<ErrorDetail> refused = access.refusal();
+      if (refused.isPresent()) {
+        sendError(refused.get());
+        return;
       }
       long askedAtMs = clock.millis();
       ReadResponse read;

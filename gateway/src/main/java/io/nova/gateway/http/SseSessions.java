@@ -145,7 +145,8 @@ final class SseSessions implements AutoCloseable {
       SseClient client = new SseClient(ctx);
       client.keepAlive();
       metrics.readSessionOpened();
-      threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, tuning, () -> {
+      threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, tuning,
+          AuthRoutes.sessionCheck(ctx), () -> {
         metrics.readSessionClosed();
         permits.release();
       }));

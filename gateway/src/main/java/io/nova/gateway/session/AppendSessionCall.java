@@ -1,5 +1,7 @@
 package io.nova.gateway.session;
 
+import io.nova.gateway.auth.SessionCheck;
+
 import io.nova.protocol.limits.Limits;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -125,6 +127,8 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   /** Where the batches go; null until the open message. */
   private StreamRoute route;
   private String presentedToken;
+  /** Whether the session's access token still holds; asked before each batch is admitted. */
+  private final SessionCheck access;
   /** The installed token after the first FencedOut; null while the session is current. */
   private String supersededBy;
   private boolean requestedNext;
@@ -138,10 +142,13 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * @param inFlightBytesMax serialized batch bytes the session may have submitted but not yet answered
    * @param metrics where the session counts itself and its batches' outcomes
    * @param nanoTime the monotonic clock, in nanoseconds, the batches' ack latency is measured on
+   * @param access re-checks the session's access token before each batch ({@link SessionCheck#NONE} without auth)
    */
   public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
-      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics, LongSupplier nanoTime) {
+      Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics, LongSupplier nanoTime,
+      SessionCheck access) {
     this.out = out;
+    this.access = access;
     this.router = router;
     this.writers = writers;
     this.inFlightBytesMax = inFlightBytesMax;
@@ -199,6 +206,16 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
     Pending p = new Pending(input, RequestChecks.appendInput(input), nanoTime.getAsLong());
+    java.util.Optional<io.nova.proto.v1.ErrorDetail> refused = access.refusal();
+    if (refused.isPresent()) {
+      // Never written: it fails in its place, so the batches before it are answered first (they may
+      // commit) and the session then ends with the refusal.
+      p.outcome.completeExceptionally(new GatewayException(refused.get()));
+      pending.addLast(p);
+      pendingBytes += p.bytes;
+      deliver();
+      return;
+    }
     pending.addLast(p);
     unwritten.addLast(p);
     pendingBytes += p.bytes;

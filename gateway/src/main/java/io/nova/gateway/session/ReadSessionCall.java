@@ -1,5 +1,7 @@
 package io.nova.gateway.session;
 
+import io.nova.gateway.auth.SessionCheck;
+
 import io.nova.protocol.limits.Metering;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nova.gateway.metrics.DataPlaneMetrics;
@@ -21,6 +23,7 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +63,16 @@ public final class ReadSessionCall {
   private final DataPlaneMetrics metrics;
   private final ReadSessionRequest request;
   private final int heartbeatMs;
+  /**
+   * The least time between two checks of the session's access token, in ms: a session busy reading
+   * checks about this often, an idle one once per heartbeat interval.
+   */
+  static final long ACCESS_CHECK_INTERVAL_MS = 200;
+
+  /** Whether the session's access token still holds; asked before a read step (see ACCESS_CHECK_INTERVAL_MS). */
+  private final SessionCheck access;
+  /** When the token was last checked, in ms of {@code nowMs}. */
+  private long accessCheckedAtMs = Long.MIN_VALUE / 2;
   private StreamRoute route;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
@@ -70,8 +83,9 @@ public final class ReadSessionCall {
 
   private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, ScheduledExecutorService executor,
       Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request,
-      int heartbeatDefaultMs) {
+      int heartbeatDefaultMs, SessionCheck access) {
     this.out = out;
+    this.access = access;
     this.executor = executor;
     this.blocking = blocking;
     this.nowMs = nowMs;
@@ -93,12 +107,14 @@ public final class ReadSessionCall {
    * @param blocking runs the re-resolution of the stream after its shard answered NOT_FOUND (it blocks
    *     on the meta group)
    * @param heartbeatDefaultMs the heartbeat interval when the request asks for none, in ms
+   * @param access re-checks the session's access token before each read step ({@link SessionCheck#NONE}
+   *     without auth)
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
       StreamRouter router, ScheduledExecutorService executor, Executor blocking, LongSupplier nowMs,
-      DataPlaneMetrics metrics, int heartbeatDefaultMs) {
+      DataPlaneMetrics metrics, int heartbeatDefaultMs, SessionCheck access) {
     ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request,
-        heartbeatDefaultMs);
+        heartbeatDefaultMs, access);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -124,9 +140,20 @@ public final class ReadSessionCall {
     reading = true;
     long askedAtMs = nowMs.getAsLong();
     ReadQuery query = query();
-    route.queryAsync(info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId()))
-            .build(), blocking)
-        .whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
+    java.util.function.Supplier<CompletableFuture<ShardQueryResult>> read = () -> route.queryAsync(
+        info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId())).build(), blocking);
+    CompletableFuture<ShardQueryResult> step;
+    if (access != SessionCheck.NONE && askedAtMs - accessCheckedAtMs >= ACCESS_CHECK_INTERVAL_MS) {
+      accessCheckedAtMs = askedAtMs;
+      // The check may read the meta group: on the blocking pool, never on the session executor. A refusal
+      // travels as the step's error, so it ends the session through the same path as a failed read.
+      step = CompletableFuture.supplyAsync(access::refusal, blocking).thenCompose(refused -> refused
+          .map(detail -> CompletableFuture.completedFuture(ShardQueryResult.newBuilder().setError(detail).build()))
+          .orElseGet(read));
+    } else {
+      step = read.get();
+    }
+    step.whenCompleteAsync((result, failure) -> answered(result, failure, askedAtMs), executor);
   }
 
   /** The next read, for the current placement (the route sets the stream id of the one it reaches). */

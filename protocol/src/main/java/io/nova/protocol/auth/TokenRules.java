@@ -21,6 +21,9 @@ public final class TokenRules {
   /** The longest basin prefix: a whole basin name and the trailing {@code /}. */
   public static final int BASIN_PREFIX_CHARS_MAX = Names.BASIN_NAME_CHARS_MAX + 1;
 
+  /** The longest lifetime a token may be issued for (10 years of 366 days), in milliseconds. */
+  public static final long TTL_MS_MAX = 10L * 366 * 24 * 3600 * 1000;
+
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{" + ID_CHARS + "}");
   private static final Pattern BASIN_PREFIX = Pattern.compile("[a-z0-9-]*/?");
   private static final Pattern STREAM_PREFIX = Pattern.compile("[A-Za-z0-9._-]*");
