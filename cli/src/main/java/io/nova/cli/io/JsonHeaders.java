@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nova.cli.InputException;
 import io.nova.client.Header;
 import io.nova.protocol.encoding.Base64Text;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -83,7 +82,7 @@ final class JsonHeaders {
       throw error(lineNumber, "\"" + field + "\" must be a string");
     }
     if (!base64) {
-      return text.asText().getBytes(StandardCharsets.UTF_8);
+      return JsonRecordSource.utf8(text.asText(), field, "headers_base64", lineNumber);
     }
     try {
       return Base64Text.decode(text.asText(), field);

@@ -6,6 +6,7 @@ import io.nova.cli.InputException;
 import io.nova.client.AppendRecord;
 import io.nova.client.Header;
 import io.nova.protocol.encoding.Base64Text;
+import io.nova.protocol.encoding.Utf8Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +95,7 @@ public final class JsonRecordSource implements RecordSource {
       throw error(lineNumber, "give either \"" + textKey + "\" or \"" + base64Key + "\", not both");
     }
     if (text != null) {
-      return string(text, "\"" + textKey + "\" must be a string", lineNumber).getBytes(StandardCharsets.UTF_8);
+      return utf8(string(text, "\"" + textKey + "\" must be a string", lineNumber), textKey, base64Key, lineNumber);
     }
     if (base64 != null) {
       return decode(string(base64, "\"" + base64Key + "\" must be a string", lineNumber), base64Key, lineNumber);
@@ -122,6 +123,15 @@ public final class JsonRecordSource implements RecordSource {
       throw error(lineNumber, rule);
     }
     return node.asText();
+  }
+
+  /** {@code text} as UTF-8, refused by the rule the HTTP API applies too ({@link Utf8Text}). */
+  static byte[] utf8(String text, String field, String base64Field, long lineNumber) {
+    try {
+      return Utf8Text.encode(text, field);
+    } catch (Utf8Text.InvalidUnicodeException e) {
+      throw error(lineNumber, e.getMessage() + ", or give the bytes as \"" + base64Field + "\"");
+    }
   }
 
   /** The bytes of {@code base64}, read by the rule the HTTP API applies too ({@link Base64Text}). */

@@ -51,6 +51,18 @@ class JsonRecordSourceTest {
     assertThat(r.record().headers()).containsExactly(new Header(new byte[] {0}, new byte[0]));
   }
 
+  /** The fresh-user finding on issue #8: "\ud800" was stored as "?" by the CLI while HTTP refused it. */
+  @Test
+  void anUnpairedSurrogateIsRefusedAsOverHttpNotStoredAsAQuestionMark() throws IOException {
+    assertThatThrownBy(source("{\"body\":\"ok\\ud800\"}\n")::next)
+        .hasMessageStartingWith("line 1: \"body\" is not valid Unicode: unpaired surrogate at character 2")
+        .hasMessageContaining("\"body_base64\"");
+    assertThatThrownBy(source("{\"body\":\"x\",\"headers\":[[\"k\",\"\\udc00\"]]}\n")::next)
+        .hasMessageContaining("not valid Unicode").hasMessageContaining("\"headers_base64\"");
+    InputRecord pair = source("{\"body\":\"\\ud83d\\ude00\"}\n").next();
+    assertThat(pair.record().body()).containsExactly("\ud83d\ude00".getBytes(StandardCharsets.UTF_8));
+  }
+
   @Test
   void aNonStringBodyOrHeaderSaysWhatIsExpected() throws IOException {
     assertThatThrownBy(source("{\"body\":1}\n")::next).hasMessage("line 1: \"body\" must be a string");

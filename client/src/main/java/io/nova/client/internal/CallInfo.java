@@ -1,5 +1,6 @@
 package io.nova.client.internal;
 
+import io.nova.protocol.errors.Quoting;
 import java.util.Objects;
 
 /**
@@ -24,8 +25,15 @@ public record CallInfo(String method, String target, CallKind kind, Long matchSe
         return new CallInfo(method, String.valueOf(target), kind, null);
     }
 
-    /** "Method target", for messages. */
+    /**
+     * "Method target", for messages; a target longer than {@link Quoting#CHARS_SHOWN} characters is
+     * shortened ({@code "nova://b/ssss…" (312 chars)}), since the server's part of a message usually names
+     * it again (issue #8, item 9).
+     */
     public String describe() {
-        return target.isEmpty() ? method : method + " " + target;
+        if (target.isEmpty()) {
+            return method;
+        }
+        return method + " " + (target.length() > Quoting.CHARS_SHOWN ? Quoting.quoted(target) : target);
     }
 }

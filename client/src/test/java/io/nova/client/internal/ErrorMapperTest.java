@@ -68,6 +68,18 @@ class ErrorMapperTest {
         assertThat(s).hasMessage("match_seq_num 5 missed: the committed tail is 3 (retry with match_seq_num 3)");
     }
 
+    /** Issue #8 item 9: a long stream URI is shortened in the call's part of a message, not printed whole. */
+    @Test
+    void aLongTargetIsNamedShortenedInTheMessage() {
+        String uri = "nova://demo/" + "w".repeat(250);
+        NovaException e = map(Status.Code.NOT_FOUND, ErrorDetail.newBuilder(), CallInfo.of("CheckTail", uri,
+                CallKind.READ));
+        assertThat(e.getMessage()).startsWith("CheckTail \"nova://demo/www").contains("…\" (262 chars): server says")
+                .doesNotContain("w".repeat(61));
+        assertThat(map(Status.Code.NOT_FOUND, ErrorDetail.newBuilder(), READ).getMessage())
+                .startsWith("Read nova://b/s: ");
+    }
+
     @Test
     void fencedOutCarriesInstalledToken() {
         NovaException e = map(Status.Code.FAILED_PRECONDITION, ErrorDetail.newBuilder()

@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import io.javalin.http.Context;
+import io.nova.protocol.encoding.Utf8Text;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
@@ -98,29 +99,13 @@ public final class Json {
     }
   }
 
-  /**
-   * The index of the first UTF-16 surrogate in {@code s} that is not half of a pair, or -1. Such a string
-   * has no UTF-8 form: encoding it would silently turn the surrogate into {@code ?}.
-   */
-  static int unpairedSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
   /** Strings as Jackson reads them, refusing those that are not valid Unicode. */
   private static final class UnicodeStrings extends StringDeserializer {
     @Override
     public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       String s = super.deserialize(p, ctxt);
-      if (s != null && unpairedSurrogate(s) >= 0) {
-        throw new UnpairedSurrogate(p, unpairedSurrogate(s));
+      if (s != null && Utf8Text.unpairedSurrogate(s) >= 0) {
+        throw new UnpairedSurrogate(p, Utf8Text.unpairedSurrogate(s));
       }
       return s;
     }
