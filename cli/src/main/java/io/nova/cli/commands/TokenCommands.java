@@ -129,17 +129,14 @@ public final class TokenCommands implements Runnable {
    */
   static void checkIssue(String basinPrefix, String streamPrefix, Set<TokenOperation> operations, Duration expires,
       String description) {
-    io.nova.proto.v1.AccessTokenScope.Builder scope = io.nova.proto.v1.AccessTokenScope.newBuilder()
-        .setBasinPrefix(basinPrefix).setStreamPrefix(streamPrefix)
-        .addOperations(io.nova.proto.v1.Operation.OPERATION_READ);
-    io.nova.protocol.auth.TokenRules.scopeError(scope.build(), description).ifPresent(e -> {
-      String flag = switch (e.getInvalidArgument().getField()) {
-        case "scope.basin_prefix" -> "--basin-prefix";
-        case "scope.stream_prefix" -> "--stream-prefix";
-        default -> "--description";
-      };
-      throw new InputException(flag + ": " + e.getMessage() + (flag.equals("--description") ? ""
-          : "; leave " + flag + " out for every " + (flag.equals("--basin-prefix") ? "basin" : "stream")));
+    io.nova.protocol.auth.TokenRules.basinPrefixProblem(basinPrefix).ifPresent(why -> {
+      throw new InputException("--basin-prefix: " + why + "; leave --basin-prefix out for every basin");
+    });
+    io.nova.protocol.auth.TokenRules.streamPrefixProblem(streamPrefix).ifPresent(why -> {
+      throw new InputException("--stream-prefix: " + why + "; leave --stream-prefix out for every stream");
+    });
+    io.nova.protocol.auth.TokenRules.descriptionProblem(description).ifPresent(why -> {
+      throw new InputException("--description: " + why);
     });
     if (basinPrefix.equals("/")) {
       throw new InputException("--basin-prefix '/' names no basin: give the start of basin names ([a-z0-9-]), a"

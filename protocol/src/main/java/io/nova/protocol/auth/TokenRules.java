@@ -44,18 +44,15 @@ public final class TokenRules {
 
   /** The first rule {@code scope} or {@code description} breaks, as INVALID_ARGUMENT, or empty. */
   public static Optional<ErrorDetail> scopeError(AccessTokenScope scope, String description) {
-    String basinPrefix = scope.getBasinPrefix();
-    if (basinPrefix.length() > BASIN_PREFIX_CHARS_MAX || !BASIN_PREFIX.matcher(basinPrefix).matches()) {
+    Optional<String> basin = basinPrefixProblem(scope.getBasinPrefix());
+    if (basin.isPresent()) {
       return Optional.of(Errors.invalidArgument("scope.basin_prefix", "[a-z0-9-]* and an optional trailing /, <= "
-          + BASIN_PREFIX_CHARS_MAX + " characters", "basin prefix must be the start of a basin name ([a-z0-9-]),"
-          + " or a whole basin name followed by / for exactly that basin, at most " + BASIN_PREFIX_CHARS_MAX
-          + " characters"));
+          + BASIN_PREFIX_CHARS_MAX + " characters", basin.get()));
     }
-    String streamPrefix = scope.getStreamPrefix();
-    if (streamPrefix.length() > Names.STREAM_NAME_CHARS_MAX || !STREAM_PREFIX.matcher(streamPrefix).matches()) {
+    Optional<String> stream = streamPrefixProblem(scope.getStreamPrefix());
+    if (stream.isPresent()) {
       return Optional.of(Errors.invalidArgument("scope.stream_prefix", "[A-Za-z0-9._-]*, <= "
-          + Names.STREAM_NAME_CHARS_MAX + " characters", "stream prefix must be the start of a stream name"
-          + " ([A-Za-z0-9._-]), at most " + Names.STREAM_NAME_CHARS_MAX + " characters"));
+          + Names.STREAM_NAME_CHARS_MAX + " characters", stream.get()));
     }
     if (scope.getOperationsCount() == 0) {
       return Optional.of(Errors.invalidArgument("scope.operations", "at least one of " + Operations.names(),
@@ -67,16 +64,43 @@ public final class TokenRules {
             "unknown operation " + op + ": use " + Operations.names()));
       }
     }
+    Optional<String> text = descriptionProblem(description);
+    if (text.isPresent()) {
+      return Optional.of(Errors.invalidArgument("description", description.length() > DESCRIPTION_CHARS_MAX
+          ? "<= " + DESCRIPTION_CHARS_MAX + " characters" : "no control characters", text.get()));
+    }
+    return Optional.empty();
+  }
+
+  /** What is wrong with a basin prefix, in words (for the CLI's flags as for the API), or empty. */
+  public static Optional<String> basinPrefixProblem(String basinPrefix) {
+    if (basinPrefix.length() > BASIN_PREFIX_CHARS_MAX || !BASIN_PREFIX.matcher(basinPrefix).matches()) {
+      return Optional.of("basin prefix must be the start of a basin name ([a-z0-9-]), or a whole basin name followed"
+          + " by / for exactly that basin, at most " + BASIN_PREFIX_CHARS_MAX + " characters");
+    }
+    return Optional.empty();
+  }
+
+  /** What is wrong with a stream prefix, in words, or empty. */
+  public static Optional<String> streamPrefixProblem(String streamPrefix) {
+    if (streamPrefix.length() > Names.STREAM_NAME_CHARS_MAX || !STREAM_PREFIX.matcher(streamPrefix).matches()) {
+      return Optional.of("stream prefix must be the start of a stream name ([A-Za-z0-9._-]), at most "
+          + Names.STREAM_NAME_CHARS_MAX + " characters");
+    }
+    return Optional.empty();
+  }
+
+  /** What is wrong with a token's description, in words, or empty. */
+  public static Optional<String> descriptionProblem(String description) {
     if (description.length() > DESCRIPTION_CHARS_MAX) {
-      return Optional.of(Errors.invalidArgument("description", "<= " + DESCRIPTION_CHARS_MAX + " characters",
-          "the description is " + description.length() + " characters; at most " + DESCRIPTION_CHARS_MAX));
+      return Optional.of("the description is " + description.length() + " characters; at most "
+          + DESCRIPTION_CHARS_MAX);
     }
     int control = description.codePoints().filter(Character::isISOControl).findFirst().orElse(-1);
     if (control >= 0) {
       // A tab or newline would forge columns or rows in 'nova token list', an escape would reach terminals.
-      return Optional.of(Errors.invalidArgument("description", "no control characters",
-          String.format("the description holds the control character U+%04X (tabs, newlines and escapes are not"
-              + " allowed): give one line of plain text", control)));
+      return Optional.of(String.format("the description holds the control character U+%04X (tabs, newlines and"
+          + " escapes are not allowed): give one line of plain text", control));
     }
     return Optional.empty();
   }
