@@ -41,10 +41,12 @@ public final class Protos {
     }
 
     /**
-     * The same batch as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes).
+     * The same batch as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes),
+     * conditional on {@code matchSeqNum} when that is not null.
      */
-    public static AppendInput idempotentAppendInput(List<AppendRecord> records, byte[] producerId, long batchSeq) {
-        return appendInputBuilder(records, null, null)
+    public static AppendInput idempotentAppendInput(List<AppendRecord> records, Long matchSeqNum, byte[] producerId,
+            long batchSeq) {
+        return appendInputBuilder(records, matchSeqNum, null)
                 .setProducerId(com.google.protobuf.ByteString.copyFrom(producerId)).setProducerBatchSeq(batchSeq)
                 .build();
     }
