@@ -91,6 +91,14 @@ import io.nova.protocol.limits.Limits;
  *     its commit index from the last one and replays its log up to it at once; off, a restarted replica
  *     applies nothing past its store's applied index until a leader tells it the commit index (after an
  *     election when every node restarted); safety is unchanged, the commit index is Raft's to recover.
+ * @param raftLogFlushBackground whether a replica counts a log entry as written once it is in the
+ *     operating system's page cache, with the fsync running in the background
+ *     ({@code raft.server.log.unsafe-flush.enabled}). Default false: an append is acknowledged only once a
+ *     majority has fsynced it, so it survives the power failure of every node. True is Kafka's default
+ *     durability (acknowledged on replication to a majority's memory): it survives the crash of any
+ *     process and the power failure of a minority, but a power failure of a majority at once can lose
+ *     acknowledged appends, and a replica that lost entries it had acknowledged can then help elect a
+ *     leader without them. Opt-in, per node; every node of a cluster should agree.
  * @param localLeaderWritesEnabled whether the gateway submits a write to this node's own replica when it
  *     leads the write's group, without a network hop (issue #10). Default true; false sends every write
  *     through a Ratis client over the loopback (the behaviour before; for A/B measurement).
@@ -143,6 +151,7 @@ public record NodeTuning(
     int raftLeaderOutstandingAppendsMax,
     int raftGrpcFlowControlWindowBytes,
     boolean raftLogMetadataEnabled,
+    boolean raftLogFlushBackground,
     boolean localLeaderWritesEnabled,
     long retentionPassIntervalMs,
     int retentionStreamsPerPassMax,
@@ -337,6 +346,7 @@ public record NodeTuning(
     b.raftLeaderOutstandingAppendsMax = raftLeaderOutstandingAppendsMax;
     b.raftGrpcFlowControlWindowBytes = raftGrpcFlowControlWindowBytes;
     b.raftLogMetadataEnabled = raftLogMetadataEnabled;
+    b.raftLogFlushBackground = raftLogFlushBackground;
     b.localLeaderWritesEnabled = localLeaderWritesEnabled;
     b.retentionPassIntervalMs = retentionPassIntervalMs;
     b.retentionStreamsPerPassMax = retentionStreamsPerPassMax;
@@ -385,6 +395,7 @@ public record NodeTuning(
     private int raftLeaderOutstandingAppendsMax = 128;
     private int raftGrpcFlowControlWindowBytes = 4 << 20;
     private boolean raftLogMetadataEnabled = false;
+    private boolean raftLogFlushBackground = false;
     private boolean localLeaderWritesEnabled = true;
     private long retentionPassIntervalMs = 1_000;
     private int retentionStreamsPerPassMax = 1_000;
@@ -554,6 +565,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder raftLogFlushBackground(boolean value) {
+      raftLogFlushBackground = value;
+      return this;
+    }
+
     public Builder localLeaderWritesEnabled(boolean value) {
       localLeaderWritesEnabled = value;
       return this;
@@ -598,7 +614,7 @@ public record NodeTuning(
           sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
-          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled,
+          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
           leaderBalanceTransferTimeoutMs);
     }
