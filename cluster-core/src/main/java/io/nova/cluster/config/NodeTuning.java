@@ -100,8 +100,9 @@ import io.nova.protocol.limits.Limits;
  *     acknowledged appends, and a replica that lost entries it had acknowledged can then help elect a
  *     leader without them. Opt-in, per node; every node of a cluster should agree.
  * @param localLeaderWritesEnabled whether the gateway submits a write to this node's own replica when it
- *     leads the write's group, without a network hop (issue #10). Default true; false sends every write
- *     through a Ratis client over the loopback (the behaviour before; for A/B measurement).
+ *     leads the write's group, without a network hop (issue #10), and likewise a linearizable read.
+ *     Default true; false sends every write and read through a Ratis client over the loopback (the
+ *     behaviour before; for A/B measurement).
  * @param retentionPassIntervalMs how often a shard leader on this node enforces its streams' retention
  *     limits (a pass), 10 to 3600000 ms. Default 1000: a record past its retention age is unreadable about a
  *     second later, and a pass costs one binary search per stream it examines.

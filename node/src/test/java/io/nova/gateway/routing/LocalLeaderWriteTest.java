@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.Producer;
+import io.nova.client.ReadOptions;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamInfo;
@@ -84,6 +85,33 @@ class LocalLeaderWriteTest {
     assertThat(localWrites(leader) - leaderBefore).isGreaterThanOrEqualTo(20);
     assertThat(localWrites(follower) - followerBefore).isZero();
     assertThat(admin.checkTail(s).seqNum()).isEqualTo(40);
+  }
+
+  @Test
+  void onlyTheLeadingNodesGatewayReadsLocallyAndBothAnswerTheSame() {
+    StreamAddress s = new StreamAddress("local", "read");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    String follower = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      admin.appendMatch(s, i, List.of(AppendRecord.ofUtf8("r-" + i)));
+    }
+
+    long leaderBefore = counter(leader, GroupClients.READS_LOCAL);
+    long followerBefore = counter(follower, GroupClients.READS_LOCAL);
+    try (NovaClient viaLeader = clientOf(leader); NovaClient viaFollower = clientOf(follower)) {
+      for (int i = 0; i < 10; i++) {
+        List<SequencedRecord> fromLeader = viaLeader.read(s, ReadOptions.builder().startSeqNum(0).build()).records();
+        List<SequencedRecord> fromFollower =
+            viaFollower.read(s, ReadOptions.builder().startSeqNum(0).build()).records();
+        assertThat(fromLeader).hasSize(5).isEqualTo(fromFollower);
+        assertThat(viaLeader.checkTail(s).seqNum()).isEqualTo(viaFollower.checkTail(s).seqNum()).isEqualTo(5);
+      }
+    }
+    assertThat(counter(leader, GroupClients.READS_LOCAL) - leaderBefore)
+        .as("the leader's gateway answered its reads and tail checks from its own replica")
+        .isGreaterThanOrEqualTo(20);
+    assertThat(counter(follower, GroupClients.READS_LOCAL) - followerBefore).isZero();
   }
 
   @Test
