@@ -12,6 +12,7 @@ import io.nova.client.internal.Backoff;
 import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.EndpointPool;
+import io.nova.client.internal.LeaderHint;
 import io.nova.client.internal.ErrorMapper;
 import io.nova.client.internal.TlsHandshake;
 import io.nova.client.internal.Protos;
@@ -528,28 +529,10 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /**
-     * The endpoint of the first connection: the stream's leading node when the hint asked for at open
-     * names one of this client's endpoints (waiting at most {@link #LEADER_HINT_WAIT_MS} for it), else the
-     * pool's current one. Reconnects move on from there as usual.
-     */
+    /** The endpoint of the first connection: see {@link LeaderHint}. */
     private EndpointPool.Endpoint firstEndpoint() {
-        try {
-            return leaderHint.get(LEADER_HINT_WAIT_MS, TimeUnit.MILLISECONDS).orElseGet(pool::pick);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return pool.pick();
-        } catch (ExecutionException | TimeoutException e) {
-            return pool.pick();
-        }
+        return LeaderHint.firstEndpoint(leaderHint, pool);
     }
-
-    /**
-     * The longest the first connection waits for the leader hint, in ms: a round trip to one node and a
-     * meta read, normally a few ms (more for a channel's first connection); a cluster slower than this
-     * to answer gains little from the saved hop.
-     */
-    static final long LEADER_HINT_WAIT_MS = 1000;
 
     /** Sends the oldest sealed batch not yet on the wire, if the window has room. */
     private void sendQueued() {

@@ -6,6 +6,7 @@ import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.Producer;
 import io.nova.client.ReadOptions;
+import io.nova.client.ReadSession;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamInfo;
@@ -163,6 +164,32 @@ class LocalLeaderWriteTest {
     assertThat(acked).as("most appends were acknowledged").hasSizeGreaterThan(500);
     assertThat(counter(first, GroupClients.WRITES_LOCAL_RESENT) - resentBefore)
         .as("some local write was resent after its leader stepped down").isPositive();
+  }
+
+  @Test
+  void aReadSessionConnectsToTheNodeLeadingItsStreamAndReadsThere() throws Exception {
+    StreamAddress s = new StreamAddress("local", "tailed");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
+    for (int i = 0; i < 30; i++) {
+      admin.appendMatch(s, i, List.of(AppendRecord.ofUtf8("t-" + i)));
+    }
+    // The followers first: without the hint, the session would connect to the first endpoint.
+    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
+        + cluster.endpoint(leader);
+    long leaderReads = counter(leader, GroupClients.READS_LOCAL);
+    List<String> read = new ArrayList<>();
+    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
+            .retryBudget(Duration.ofSeconds(30)).build();
+        ReadSession session = routed.readSession(s, ReadOptions.builder().startSeqNum(0).count(30).build())) {
+      while (session.hasNext()) {
+        read.add(new String(session.next().body(), StandardCharsets.UTF_8));
+      }
+    }
+    assertThat(read).hasSize(30).startsWith("t-0").endsWith("t-29");
+    assertThat(counter(leader, GroupClients.READS_LOCAL) - leaderReads)
+        .as("the session's read steps ran on the leading node's own replica").isPositive();
   }
 
   @Test
