@@ -86,11 +86,13 @@ import io.nova.protocol.limits.Limits;
  *     leader's channels to its followers ({@code raft.grpc.flow.control.window}), 64 KiB to 64 MiB.
  *     Default 4 MiB (Ratis' is 1 MiB): four full 1 MiB entries on the wire to a follower at once.
  * @param raftLogMetadataEnabled whether a leader appends a metadata entry recording the commit index
- *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default false (Ratis' is true):
- *     that entry is a second replicated, fsynced log write per commit. On, a restarted replica recovers
- *     its commit index from the last one and replays its log up to it at once; off, a restarted replica
- *     applies nothing past its store's applied index until a leader tells it the commit index (after an
- *     election when every node restarted); safety is unchanged, the commit index is Raft's to recover.
+ *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default true, Ratis' own, though
+ *     the entry is a second replicated, fsynced log write per commit: a restarted replica recovers its
+ *     commit index from the last one at once, and a node that lost its data tells from its peers' commit
+ *     indexes that it must rejoin rather than bootstrap (docs/adr/0006). Off, a restarted replica reports
+ *     and applies nothing past its snapshot until a leader tells it the commit index, so a wiped node
+ *     starting while its peers have just restarted can take the group for unused: off is for measurement
+ *     only (WipedNodeRejoinTest failed with it).
  * @param raftLogFlushBackground whether a replica counts a log entry as written once it is in the
  *     operating system's page cache, with the fsync running in the background
  *     ({@code raft.server.log.unsafe-flush.enabled}). Default false: an append is acknowledged only once a
@@ -390,12 +392,13 @@ public record NodeTuning(
     private long httpConnectionIdleMs = 90_000;
     private int readWaitersMax = 10_000;
     private int readWaiterAnswerThreadsMax = 4;
-    // The four replication knobs below differ from Ratis' defaults by measurement (docs/bench.md,
-    // "Replication knobs"): together they cut the one-at-a-time ack and raised throughput in every pair.
+    // Three replication knobs differ from Ratis' defaults by measurement (docs/bench.md, "Replication
+    // knobs"). The log-metadata entry stays on: a wiped node's start-up probe relies on restarted peers
+    // knowing their commit index at once (see raftLogMetadataEnabled).
     private long raftAppenderWaitTimeMinMs = 0;
     private int raftLeaderOutstandingAppendsMax = 128;
     private int raftGrpcFlowControlWindowBytes = 4 << 20;
-    private boolean raftLogMetadataEnabled = false;
+    private boolean raftLogMetadataEnabled = true;
     private boolean raftLogFlushBackground = false;
     private boolean localLeaderWritesEnabled = true;
     private long retentionPassIntervalMs = 1_000;

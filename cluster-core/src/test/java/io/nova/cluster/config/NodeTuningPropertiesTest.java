@@ -24,11 +24,11 @@ class NodeTuningPropertiesTest {
   @Test
   void namedKeysChangeAndTheOthersKeepTheirDefaults() {
     NodeTuning t = NodeTuning.fromProperties(of("nova.tuning.raftAppenderWaitTimeMinMs", "3",
-        "nova.tuning.raftLeaderOutstandingAppendsMax", "16", "nova.tuning.raftLogMetadataEnabled", "true",
+        "nova.tuning.raftLeaderOutstandingAppendsMax", "16", "nova.tuning.raftLogMetadataEnabled", "false",
         "nova.tuning.grpcShutdownGraceMs", " 500 ", "user.home", "/ignored"));
 
     assertThat(t).isEqualTo(NodeTuning.defaults().toBuilder().raftAppenderWaitTimeMinMs(3)
-        .raftLeaderOutstandingAppendsMax(16).raftLogMetadataEnabled(true).grpcShutdownGraceMs(500).build());
+        .raftLeaderOutstandingAppendsMax(16).raftLogMetadataEnabled(false).grpcShutdownGraceMs(500).build());
     assertThat(t).isNotEqualTo(NodeTuning.defaults());
     assertThat(NodeTuning.fromProperties(new Properties())).isEqualTo(NodeTuning.defaults());
   }

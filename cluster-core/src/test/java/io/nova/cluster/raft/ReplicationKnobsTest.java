@@ -34,7 +34,7 @@ class ReplicationKnobsTest {
     assertThat(RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(TimeUnit.MILLISECONDS)).isZero();
     assertThat(GrpcConfigKeys.Server.leaderOutstandingAppendsMax(p)).isEqualTo(128);
     assertThat(GrpcConfigKeys.flowControlWindow(p, s -> { }).getSize()).isEqualTo(4L << 20);
-    assertThat(RaftServerConfigKeys.Log.logMetadataEnabled(p)).isFalse();
+    assertThat(RaftServerConfigKeys.Log.logMetadataEnabled(p)).as("the wiped-node probe needs it").isTrue();
     assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(p)).as("fsync before an entry counts").isFalse();
     assertThat(RaftServerConfigKeys.Log.asyncFlushEnabled(p)).isFalse();
   }
@@ -42,13 +42,13 @@ class ReplicationKnobsTest {
   @Test
   void changedKnobsAreWhatRatisReads(@TempDir Path dir) {
     NodeTuning tuning = NodeTuning.builder().raftAppenderWaitTimeMinMs(1).raftLeaderOutstandingAppendsMax(8)
-        .raftGrpcFlowControlWindowBytes(1 << 20).raftLogMetadataEnabled(true).raftLogFlushBackground(true).build();
+        .raftGrpcFlowControlWindowBytes(1 << 20).raftLogMetadataEnabled(false).raftLogFlushBackground(true).build();
     RaftProperties p = serverProperties(dir, tuning);
 
     assertThat(RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(TimeUnit.MILLISECONDS)).isEqualTo(1);
     assertThat(GrpcConfigKeys.Server.leaderOutstandingAppendsMax(p)).isEqualTo(8);
     assertThat(GrpcConfigKeys.flowControlWindow(p, s -> { }).getSize()).isEqualTo(1L << 20);
-    assertThat(RaftServerConfigKeys.Log.logMetadataEnabled(p)).isTrue();
+    assertThat(RaftServerConfigKeys.Log.logMetadataEnabled(p)).isFalse();
     assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(p)).isTrue();
   }
 }
