@@ -38,6 +38,8 @@ final class ClusterStatusFormat {
           .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version())
           .put("leaders", leaders.get(n.nodeId()));
       putOptional(no, "data_bytes", n.dataBytes());
+      putOptional(no, "disk_free_bytes", n.diskFreeBytes());
+      no.put("disk_low", n.diskLow());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -168,9 +170,13 @@ final class ClusterStatusFormat {
     return status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId).collect(Collectors.toSet());
   }
 
-  /** {@code up}; {@code down}; {@code raft-only} when its Raft port answers but its API does not. */
+  /**
+   * {@code up}; {@code low-disk} when it is up but its data volume is below its reserve (its leaders refuse
+   * appends, fences and creations); {@code down}; {@code raft-only} when its Raft port answers but its API
+   * does not.
+   */
   static String nodeState(NodeStatus n) {
-    return n.up() ? "up" : n.reachable() ? "raft-only" : "down";
+    return n.up() ? (n.diskLow() ? "low-disk" : "up") : n.reachable() ? "raft-only" : "down";
   }
 
   /** The largest lag among the replicas that answered, or "-" when none did. */

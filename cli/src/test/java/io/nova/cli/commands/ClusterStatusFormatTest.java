@@ -47,7 +47,9 @@ class ClusterStatusFormatTest {
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
         .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
-            "leaders", "data_bytes");
+            "leaders", "data_bytes", "disk_free_bytes", "disk_low");
+    assertThat(n2.get("disk_free_bytes").isNull()).isTrue();
+    assertThat(n2.get("disk_low").asBoolean()).isFalse();
     assertThat(n2.get("up").asBoolean()).isFalse();
     assertThat(n2.get("data_bytes").isNull()).isTrue();
     assertThat(json.get("nodes").get(0).get("data_bytes").asLong()).isEqualTo(5_452_595);
@@ -128,6 +130,23 @@ class ClusterStatusFormatTest {
         "meta     n2       down       -     -       -        17     -    -      -",
         "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",
         "shard-1  n1       starting   -     -       -        -      -    -      -");
+  }
+
+  @Test
+  void aNodeBelowItsDiskReserveIsMarkedLowDiskWithItsFreeBytes() {
+    ClusterStatus lowDisk = new ClusterStatus("n1",
+        List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901", OptionalLong.of(1024),
+                OptionalLong.of(5L << 30), false),
+            new NodeStatus("n2", "h:7802", "h:7702", true, true, "1.0.0", "h:7902", OptionalLong.of(2048),
+                OptionalLong.of(12L << 20), true)),
+        RESTARTING.groups());
+    assertThat(ClusterStatusFormat.tables(lowDisk, false).lines().toList()).contains(
+        "NODE  STATUS    LEADS  VERSION  DATA     API     HTTP    RAFT",
+        "n1    up        0      1.0.0    1.0 KiB  h:7701  h:7901  h:7801",
+        "n2    low-disk  1      1.0.0    2.0 KiB  h:7702  h:7902  h:7802");
+    JsonNode n2 = ClusterStatusFormat.json(lowDisk).get("nodes").get(1);
+    assertThat(n2.get("disk_low").asBoolean()).isTrue();
+    assertThat(n2.get("disk_free_bytes").asLong()).isEqualTo(12L << 20);
   }
 
   @Test

@@ -17,7 +17,8 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * This node's own view ({@code GetNodeInfo}): its version and, for each replica it hosts, the role,
+ * This node's own view ({@code GetNodeInfo}): its version, its data volume's free bytes and whether it is
+ * below the reserve, and, for each replica it hosts, the role,
  * term, leader, commit and applied index, store and log bytes; a leader adds each follower's match index, a meta replica
  * the stream count of every shard. Local reads only (one log directory listing per replica). Thread-safe.
  */
@@ -33,7 +34,11 @@ public final class NodeInfoReader {
   public GetNodeInfoResponse read() {
     GetNodeInfoResponse.Builder b = GetNodeInfoResponse.newBuilder()
         .setNodeId(node.config().nodeId())
-        .setVersion(NovaVersion.current());
+        .setVersion(NovaVersion.current())
+        .setDiskLow(node.disk().isLow());
+    if (node.disk().freeBytes() >= 0) {
+      b.setDiskFreeBytes(node.disk().freeBytes());
+    }
     for (GroupSpec spec : node.layout().groupsOn(node.config().nodeId())) {
       node.division(spec).flatMap(division -> replica(spec, division)).ifPresent(b::addReplicas);
     }

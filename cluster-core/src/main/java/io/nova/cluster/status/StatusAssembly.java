@@ -59,7 +59,10 @@ final class StatusAssembly {
           .setUp(info != null)
           .setVersion(info == null ? "" : info.getVersion());
       if (info != null) {
-        node.setDataBytes(dataBytes(info));
+        node.setDataBytes(dataBytes(info)).setDiskLow(info.getDiskLow());
+        if (info.hasDiskFreeBytes()) {
+          node.setDiskFreeBytes(info.getDiskFreeBytes());
+        }
       }
       b.addNodes(node);
     }
