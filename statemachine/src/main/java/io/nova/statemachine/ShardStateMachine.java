@@ -29,6 +29,7 @@ import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.ShardSequencer;
 import io.nova.statemachine.stream.ShardValidation;
 import io.nova.statemachine.stream.StreamState;
+import io.nova.statemachine.stream.StreamUsage;
 import io.nova.statemachine.timing.LeaderStageTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,7 +85,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: Ratis' threading contract above; queries run concurrently with apply and read only
  * applied (committed) state; the {@link ShardSequencer} (the cursor) is guarded by its own monitor.
  */
-public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand> {
+public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand> implements StreamUsageSource {
   private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
 
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
@@ -313,6 +314,11 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    * @param stream the stream's name
    */
   public record EmptyStreamDelete(DeleteStreamCommand command, String basin, String stream) {}
+
+  @Override
+  public StreamUsage streamUsage(int largestMax) {
+    return StreamUsage.of(applied.values(), largestMax);
+  }
 
   /** Keeps {@link #lifecycleStreams} in step with a stream's new applied state. */
   private void trackLifecycle(StreamState state) {
