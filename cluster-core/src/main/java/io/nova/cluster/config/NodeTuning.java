@@ -116,6 +116,10 @@ import io.nova.protocol.limits.Limits;
  *     is admitted between two samples, written but not yet flushed, plus the stores' flushes and compactions.
  * @param diskSampleIntervalMs how often the node reads its data volume's free space, 10 to 60000 ms. Default
  *     1000: a leader admits at most one interval's worth of writes after the volume crossed the reserve.
+ * @param metricsLargestStreamsMax streams per shard group this node leads that {@code /metrics} names, the
+ *     ones retaining the most bytes ({@code nova_stream_*} with basin and stream labels), 0 to 1000; every
+ *     stream counts in its group's totals regardless. Default 10: the series stay bounded by groups led times
+ *     this, however many streams there are.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -157,7 +161,8 @@ public record NodeTuning(
     int leaderBalanceTransfersMax,
     long leaderBalanceTransferTimeoutMs,
     long diskReserveBytes,
-    long diskSampleIntervalMs) {
+    long diskSampleIntervalMs,
+    int metricsLargestStreamsMax) {
 
   /** The smallest {@link #diskReserveBytes()}, in largest log entries ({@link Limits#COMMAND_SERIALIZED_BYTES_MAX}). */
   public static final int DISK_RESERVE_BYTES_MIN_ENTRIES = 4;
@@ -217,6 +222,7 @@ public record NodeTuning(
         (long) DISK_RESERVE_BYTES_MIN_ENTRIES * Limits.COMMAND_SERIALIZED_BYTES_MAX, 1L << 40,
         "at least a few largest log entries, Limits.COMMAND_SERIALIZED_BYTES_MAX");
     range("diskSampleIntervalMs", diskSampleIntervalMs, 10, 60_000);
+    range("metricsLargestStreamsMax", metricsLargestStreamsMax, 0, 1_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -361,6 +367,7 @@ public record NodeTuning(
     b.leaderBalanceTransferTimeoutMs = leaderBalanceTransferTimeoutMs;
     b.diskReserveBytes = diskReserveBytes;
     b.diskSampleIntervalMs = diskSampleIntervalMs;
+    b.metricsLargestStreamsMax = metricsLargestStreamsMax;
     return b;
   }
 
@@ -409,6 +416,7 @@ public record NodeTuning(
     private long leaderBalanceTransferTimeoutMs = 5_000;
     private long diskReserveBytes = 1L << 30;
     private long diskSampleIntervalMs = 1_000;
+    private int metricsLargestStreamsMax = 10;
 
     private Builder() {}
 
@@ -612,6 +620,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder metricsLargestStreamsMax(int value) {
+      metricsLargestStreamsMax = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -628,7 +641,7 @@ public record NodeTuning(
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled,
           retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
-          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs);
+          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax);
     }
   }
 }

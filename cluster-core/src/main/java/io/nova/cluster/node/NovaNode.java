@@ -179,7 +179,7 @@ public final class NovaNode implements AutoCloseable {
         .build();
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
-        spec -> division(server, spec));
+        spec -> division(server, spec), tuning.metricsLargestStreamsMax());
     leaderStages.registerIn(metrics.registry());
     disk.registerIn(metrics.registry());
     NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls, disk);

@@ -75,7 +75,9 @@ class NodeTuningTest {
         refused("a disk reserve above 1 TiB", b -> b.diskReserveBytes((1L << 40) + 1), "diskReserveBytes 1099511627777"),
         refused("diskSampleIntervalMs", b -> b.diskSampleIntervalMs(9), "diskSampleIntervalMs 9 must be between 10"),
         refused("a disk sample interval above a minute", b -> b.diskSampleIntervalMs(60_001),
-            "diskSampleIntervalMs 60001"));
+            "diskSampleIntervalMs 60001"),
+        refused("metricsLargestStreamsMax", b -> b.metricsLargestStreamsMax(1_001),
+            "metricsLargestStreamsMax 1001 must be between 0 and 1000"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -112,7 +114,7 @@ class NodeTuningTest {
                 Limits.COMMAND_SERIALIZED_BYTES_MAX).httpRequestBodyBytesMax(Limits.BATCH_METERED_BYTES_MAX)),
         Arguments.of("the smallest disk reserve and sample interval",
             (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(4L * Limits.COMMAND_SERIALIZED_BYTES_MAX)
-                .diskSampleIntervalMs(10)),
+                .diskSampleIntervalMs(10).metricsLargestStreamsMax(0)),
         Arguments.of("the largest disk reserve and sample interval",
             (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(1L << 40).diskSampleIntervalMs(60_000)));
   }
@@ -141,6 +143,7 @@ class NodeTuningTest {
     assertThat(d.leaderBalanceTransferTimeoutMs()).isEqualTo(5_000);
     assertThat(d.diskReserveBytes()).isEqualTo(1L << 30);
     assertThat(d.diskSampleIntervalMs()).isEqualTo(1_000);
+    assertThat(d.metricsLargestStreamsMax()).isEqualTo(10);
     assertThat(NodeTuning.builder().build()).isEqualTo(d);
   }
 }
