@@ -49,6 +49,8 @@ final class ClusterStatusFormat {
           .put("applied_index", g.appliedIndex());
       o.put("state", leaderState(g, upNodes(status)).json);
       putOptional(o, "stream_count", g.streamCount());
+      putOptional(o, "stream_records", g.streamRecords());
+      putOptional(o, "stream_bytes", g.streamBytes());
       ArrayNode rs = o.putArray("replica_status");
       for (ReplicaStatus r : g.replicaStatus()) {
         ObjectNode ro = rs.addObject().put("node_id", r.nodeId()).put("up", r.up()).put("role", r.role())
@@ -85,13 +87,13 @@ final class ClusterStatusFormat {
     }
     Set<String> upNodes = upNodes(status);
     List<List<String>> groups = new ArrayList<>();
-    groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
+    groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "RECORDS", "BYTES",
+        "REPLICAS"));
     for (GroupStatus g : status.groups()) {
       LeaderState state = leaderState(g, upNodes);
       groups.add(List.of(g.name(), state == LeaderState.LEADER ? g.leader() : state.table, Long.toString(g.term()),
           Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
-          g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-",
-          replicaSummary(g, upNodes)));
+          text(g.streamCount()), text(g.streamRecords()), size(g.streamBytes()), replicaSummary(g, upNodes)));
     }
     String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
     if (withReplicas) {

@@ -33,7 +33,7 @@ class ClusterStatusFormatTest {
                   OptionalLong.of(812), OptionalLong.of(3 * 1024 * 1024)),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
-              OptionalLong.of(12)),
+              OptionalLong.of(12), OptionalLong.of(4_096), OptionalLong.of(3 * 1024 * 1024)),
           new GroupStatus("shard-1", "uuid-1", List.of("n1", "n2", "n3"), "", 0, 0, 0, List.of(
               new ReplicaStatus("n1", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
@@ -56,7 +56,10 @@ class ClusterStatusFormatTest {
     assertThat(n2.get("reachable").asBoolean()).isTrue();
     JsonNode meta = json.get("groups").get(0);
     assertThat(meta.fieldNames()).toIterable().containsExactly("name", "group_id", "replicas", "leader", "term",
-        "commit_index", "applied_index", "state", "stream_count", "replica_status");
+        "commit_index", "applied_index", "state", "stream_count", "stream_records", "stream_bytes", "replica_status");
+    assertThat(meta.get("stream_records").isNull()).isTrue();
+    assertThat(json.get("groups").get(1).get("stream_records").asLong()).isEqualTo(4_096);
+    assertThat(json.get("groups").get(1).get("stream_bytes").asLong()).isEqualTo(3 * 1024 * 1024);
     assertThat(meta.get("state").asText()).isEqualTo("leader");
     assertThat(json.get("groups").get(1).get("state").asText()).isEqualTo("no_quorum");
     assertThat(meta.get("stream_count").isNull()).isTrue();
@@ -98,10 +101,10 @@ class ClusterStatusFormatTest {
   void leaderlessGroupsOfUpNodesAreSaidToBeElectingOrStarting() {
     List<String> lines = ClusterStatusFormat.tables(RESTARTING, false).lines().toList();
     assertThat(lines).contains(
-        "GROUP    LEADER    TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
-        "meta     n2        5     30      30       0        -        n1 n2 n3",
-        "shard-0  electing  8     40      40       -        3        n1 n2 n3(starting)",
-        "shard-1  starting  3     9       9        -        1        n1 n2(starting) n3(starting)",
+        "GROUP    LEADER    TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  RECORDS  BYTES  REPLICAS",
+        "meta     n2        5     30      30       0        -        -        -      n1 n2 n3",
+        "shard-0  electing  8     40      40       -        3        -        -      n1 n2 n3(starting)",
+        "shard-1  starting  3     9       9        -        1        -        -      n1 n2(starting) n3(starting)",
         "shard-0 (1 group): electing a leader: a majority of the replicas run, which elects one within a few"
             + " seconds (usual right after nodes start); appends and reads of their streams wait or answer"
             + " UNAVAILABLE until then.",
@@ -122,10 +125,10 @@ class ClusterStatusFormatTest {
         "n1    up         1      1.0.0    5.2 MiB  h:7701  h:7901  h:7801",
         "n2    raft-only  0      -        -        h:7702  h:7902  h:7802",
         "n3    down       0      -        -        h:7703  h:7903  h:7803",
-        "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
-        "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
-        "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
-        "shard-1  NONE    0     0       0        -        0        n1(starting) n2(down) n3(down)",
+        "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  RECORDS  BYTES    REPLICAS",
+        "meta     n1      4     20      20       0        -        -        -        n1 n2(down) n3(down)",
+        "shard-0  NONE    7     105     100      5        12       4096     3.0 MiB  n1(lag 5) n2(down) n3(down)",
+        "shard-1  NONE    0     0       0        -        0        -        -        n1(starting) n2(down) n3(down)",
         "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG  STORE  LOG",
         "meta     n2       down       -     -       -        17     -    -      -",
         "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",

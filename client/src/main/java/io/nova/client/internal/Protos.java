@@ -192,7 +192,9 @@ public final class Protos {
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
                         g.getTerm(), g.getCommitIndex(), g.getAppliedIndex(),
                         g.getReplicaStatusList().stream().map(Protos::replicaStatus).toList(),
-                        g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty()))
+                        g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty(),
+                        optional(g.hasStreamRecords(), g.getStreamRecords()),
+                        optional(g.hasStreamBytes(), g.getStreamBytes())))
                 .toList();
         return new ClusterStatus(r.getNodeId(), nodes, groups);
     }

@@ -4,6 +4,8 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.node.NovaVersion;
 import io.nova.cluster.raft.ReplicaDisk;
+import io.nova.statemachine.StreamUsageSource;
+import io.nova.statemachine.stream.StreamUsage;
 import io.nova.proto.v1.FollowerProgress;
 import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.ReplicaInfo;
@@ -71,6 +73,10 @@ public final class NodeInfoReader {
     }
     ReplicaDisk.store(division).ifPresent(u -> r.setStoreBytes(u.sstFilesBytes() + u.memtableBytes()));
     ReplicaDisk.logBytes(division).ifPresent(r::setLogBytes);
+    if (division.getStateMachine() instanceof StreamUsageSource streams) {
+      StreamUsage usage = streams.streamUsage(0);
+      r.setStreamRecords(usage.records()).setStreamBytes(usage.bytes());
+    }
     if (division.getStateMachine() instanceof MetaStateMachine meta) {
       for (long count : meta.shardStreamCounts()) {
         r.addShardStreamCounts(count);
