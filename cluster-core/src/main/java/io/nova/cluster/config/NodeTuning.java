@@ -120,6 +120,17 @@ import io.nova.protocol.limits.Limits;
  *     pass goes on.
  * @param leaderBalanceTransferTimeoutMs how long one leadership transfer may take before Ratis gives up and
  *     the old leader goes on leading, 100 to 60000 ms. Default 5000.
+ * @param diskReserveBytes the free bytes of the node's data volume below which its leaders refuse writes
+ *     that grow the log (appends, fences, creating basins and streams) with INSUFFICIENT_STORAGE, so the Raft
+ *     log never meets a full disk (ADR 0025); they admit them again once the volume has a quarter more than
+ *     this free. {@value #DISK_RESERVE_BYTES_MIN_ENTRIES} largest log entries to 1 TiB. Default 1 GiB: what
+ *     is admitted between two samples, written but not yet flushed, plus the stores' flushes and compactions.
+ * @param diskSampleIntervalMs how often the node reads its data volume's free space, 10 to 60000 ms. Default
+ *     1000: a leader admits at most one interval's worth of writes after the volume crossed the reserve.
+ * @param metricsLargestStreamsMax streams per shard group this node leads that {@code /metrics} names, the
+ *     ones retaining the most bytes ({@code nova_stream_*} with basin and stream labels), 0 to 1000; every
+ *     stream counts in its group's totals regardless. Default 10: the series stay bounded by groups led times
+ *     this, however many streams there are.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -160,7 +171,13 @@ public record NodeTuning(
     int retentionStreamsPerPassMax,
     long leaderBalanceIntervalMs,
     int leaderBalanceTransfersMax,
-    long leaderBalanceTransferTimeoutMs) {
+    long leaderBalanceTransferTimeoutMs,
+    long diskReserveBytes,
+    long diskSampleIntervalMs,
+    int metricsLargestStreamsMax) {
+
+  /** The smallest {@link #diskReserveBytes()}, in largest log entries ({@link Limits#COMMAND_SERIALIZED_BYTES_MAX}). */
+  public static final int DISK_RESERVE_BYTES_MIN_ENTRIES = 4;
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -213,6 +230,11 @@ public record NodeTuning(
     range("leaderBalanceIntervalMs", leaderBalanceIntervalMs, 100, 86_400_000);
     range("leaderBalanceTransfersMax", leaderBalanceTransfersMax, 1, 1_000);
     range("leaderBalanceTransferTimeoutMs", leaderBalanceTransferTimeoutMs, 100, 60_000);
+    range("diskReserveBytes", diskReserveBytes,
+        (long) DISK_RESERVE_BYTES_MIN_ENTRIES * Limits.COMMAND_SERIALIZED_BYTES_MAX, 1L << 40,
+        "at least a few largest log entries, Limits.COMMAND_SERIALIZED_BYTES_MAX");
+    range("diskSampleIntervalMs", diskSampleIntervalMs, 10, 60_000);
+    range("metricsLargestStreamsMax", metricsLargestStreamsMax, 0, 1_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -356,6 +378,9 @@ public record NodeTuning(
     b.leaderBalanceIntervalMs = leaderBalanceIntervalMs;
     b.leaderBalanceTransfersMax = leaderBalanceTransfersMax;
     b.leaderBalanceTransferTimeoutMs = leaderBalanceTransferTimeoutMs;
+    b.diskReserveBytes = diskReserveBytes;
+    b.diskSampleIntervalMs = diskSampleIntervalMs;
+    b.metricsLargestStreamsMax = metricsLargestStreamsMax;
     return b;
   }
 
@@ -406,6 +431,9 @@ public record NodeTuning(
     private long leaderBalanceIntervalMs = 30_000;
     private int leaderBalanceTransfersMax = 3;
     private long leaderBalanceTransferTimeoutMs = 5_000;
+    private long diskReserveBytes = 1L << 30;
+    private long diskSampleIntervalMs = 1_000;
+    private int metricsLargestStreamsMax = 10;
 
     private Builder() {}
 
@@ -604,6 +632,21 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder diskReserveBytes(long value) {
+      diskReserveBytes = value;
+      return this;
+    }
+
+    public Builder diskSampleIntervalMs(long value) {
+      diskSampleIntervalMs = value;
+      return this;
+    }
+
+    public Builder metricsLargestStreamsMax(int value) {
+      metricsLargestStreamsMax = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -620,7 +663,7 @@ public record NodeTuning(
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
-          leaderBalanceTransferTimeoutMs);
+          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax);
     }
   }
 }
