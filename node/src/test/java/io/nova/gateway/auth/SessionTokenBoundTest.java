@@ -3,6 +3,13 @@ package io.nova.gateway.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
 import io.nova.client.AppendRecord;
 import io.nova.client.IssuedToken;
 import io.nova.client.NovaClient;
@@ -13,6 +20,12 @@ import io.nova.client.StreamAddress;
 import io.nova.client.TokenOperation;
 import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.auth.AuthSettings;
+import io.nova.gateway.session.AppendSessionCall;
+import io.nova.proto.v1.AppendInput;
+import io.nova.proto.v1.AppendSessionRequest;
+import io.nova.proto.v1.AppendSessionResponse;
+import io.nova.proto.v1.DataPlaneGrpc;
+import io.nova.proto.v1.OpenAppendSession;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -23,6 +36,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -33,7 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proves that a session does not outlive its access token: an append session refuses its next batch with
- * UNAUTHENTICATED once its token was revoked, a gRPC read session and an SSE read session idling at the
+ * UNAUTHENTICATED once its token was revoked, an append session whose client sends nothing more is ended
+ * with UNAUTHENTICATED within the bound (plus the idle check's interval) once its token was revoked or
+ * expired, a gRPC read session and an SSE read session idling at the
  * tail end with UNAUTHENTICATED within the documented bound (cache TTL plus one meta read plus one
  * heartbeat) after revocation, and a read session ends once its token expired.
  */
@@ -44,6 +62,9 @@ class SessionTokenBoundTest {
   static final Duration HEARTBEAT = Duration.ofMillis(500);
   /** The bound with what a loaded machine may add to one meta read. */
   static final long BOUND_MS = CACHE_TTL_MS + HEARTBEAT.toMillis() + 4_000;
+
+  /** The bound for an append session that sends nothing: its token is checked once per idle interval. */
+  static final long IDLE_APPEND_BOUND_MS = BOUND_MS + AppendSessionCall.ACCESS_CHECK_IDLE_INTERVAL_MS;
 
   AuthCluster auth;
   final StreamAddress stream = new StreamAddress("demo", "events");
@@ -151,6 +172,94 @@ class SessionTokenBoundTest {
       assertThat(System.currentTimeMillis() - revokedAtMs).isLessThan(BOUND_MS);
       assertThat(seen.toString()).contains("event: error").contains("\"code\":\"unauthenticated\"")
           .contains("revoked");
+    }
+  }
+
+  @Test
+  void anIdleAppendSessionEndsWithinTheBoundOnceItsTokenWasRevoked() throws Exception {
+    IssuedToken token = token(Duration.ZERO);
+    try (RawAppendSession session = RawAppendSession.open(auth.cluster.endpoint("n1"), token.secret(), stream)) {
+      session.appendOneAndAwaitAck();
+      revoke(token);
+      long revokedAtMs = System.currentTimeMillis();
+      Status ended = session.awaitEnd(IDLE_APPEND_BOUND_MS);
+      assertThat(System.currentTimeMillis() - revokedAtMs).isLessThan(IDLE_APPEND_BOUND_MS);
+      assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(ended.getDescription()).contains("revoked").doesNotContain(token.secret());
+    }
+  }
+
+  @Test
+  void anIdleAppendSessionEndsOnceItsTokenExpired() throws Exception {
+    IssuedToken token = token(Duration.ofSeconds(6));
+    try (RawAppendSession session = RawAppendSession.open(auth.cluster.endpoint("n1"), token.secret(), stream)) {
+      session.appendOneAndAwaitAck();
+      long expiresAtMs = token.info().expiresAt().orElseThrow().toEpochMilli();
+      Status ended = session.awaitEnd(expiresAtMs - System.currentTimeMillis() + IDLE_APPEND_BOUND_MS);
+      assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(expiresAtMs);
+      assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(ended.getDescription()).contains("expired");
+    }
+  }
+
+  /**
+   * An append session on the wire, without the SDK: the SDK's Producer only reports a session's end at
+   * its next append, and these tests must see the server end a session that sends nothing.
+   */
+  private static final class RawAppendSession implements AutoCloseable {
+    private final ManagedChannel channel;
+    private final StreamObserver<AppendSessionRequest> requests;
+    private final BlockingQueue<AppendSessionResponse> answers = new LinkedBlockingQueue<>();
+    private final CompletableFuture<Status> ended = new CompletableFuture<>();
+
+    private RawAppendSession(String endpoint, String secret, StreamAddress stream) {
+      channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
+      Metadata headers = new Metadata();
+      headers.put(GrpcAuthInterceptor.AUTHORIZATION, "Bearer " + secret);
+      requests = DataPlaneGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+          .appendSession(new StreamObserver<>() {
+            @Override
+            public void onNext(AppendSessionResponse answer) {
+              answers.add(answer);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              ended.complete(Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {
+              ended.complete(Status.OK);
+            }
+          });
+      requests.onNext(AppendSessionRequest.newBuilder().setOpen(
+          OpenAppendSession.newBuilder().setBasin(stream.basin()).setStream(stream.stream())).build());
+    }
+
+    static RawAppendSession open(String endpoint, String secret, StreamAddress stream) {
+      return new RawAppendSession(endpoint, secret, stream);
+    }
+
+    void appendOneAndAwaitAck() throws InterruptedException {
+      requests.onNext(AppendSessionRequest.newBuilder().setInput(AppendInput.newBuilder().addRecords(
+          io.nova.proto.v1.AppendRecord.newBuilder().setBody(ByteString.copyFromUtf8("idle-before")))).build());
+      AppendSessionResponse answer = answers.poll(20, TimeUnit.SECONDS);
+      assertThat(answer).as("the batch before the revocation is answered").isNotNull();
+      assertThat(answer.hasAck()).as(answer.toString()).isTrue();
+    }
+
+    /** The status the server ended the session with, having sent nothing since the ack. */
+    Status awaitEnd(long timeoutMs) throws Exception {
+      return ended.get(timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      if (!ended.isDone()) {
+        requests.onError(Status.CANCELLED.asRuntimeException());
+      }
+      channel.shutdownNow();
     }
   }
 }
