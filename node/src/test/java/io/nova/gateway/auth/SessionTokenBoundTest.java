@@ -3,13 +3,12 @@ package io.nova.gateway.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.ByteString;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
-import io.grpc.stub.StreamObserver;
 import io.nova.client.AppendRecord;
 import io.nova.client.IssuedToken;
 import io.nova.client.NovaClient;
@@ -21,11 +20,7 @@ import io.nova.client.TokenOperation;
 import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.auth.AuthSettings;
 import io.nova.gateway.session.AppendSessionCall;
-import io.nova.proto.v1.AppendInput;
-import io.nova.proto.v1.AppendSessionRequest;
-import io.nova.proto.v1.AppendSessionResponse;
-import io.nova.proto.v1.DataPlaneGrpc;
-import io.nova.proto.v1.OpenAppendSession;
+import io.nova.gateway.session.RawAppendSession;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -36,12 +31,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -67,6 +60,16 @@ class SessionTokenBoundTest {
   static final long IDLE_APPEND_BOUND_MS = BOUND_MS + AppendSessionCall.ACCESS_CHECK_IDLE_INTERVAL_MS;
 
   AuthCluster auth;
+  /** The raw gRPC channel of the current idle-session test; closed after each test. */
+  ManagedChannel channel;
+
+  @AfterEach
+  void closeChannel() {
+    if (channel != null) {
+      channel.shutdownNow();
+      channel = null;
+    }
+  }
   final StreamAddress stream = new StreamAddress("demo", "events");
 
   @BeforeAll
@@ -178,11 +181,10 @@ class SessionTokenBoundTest {
   @Test
   void anIdleAppendSessionEndsWithinTheBoundOnceItsTokenWasRevoked() throws Exception {
     IssuedToken token = token(Duration.ZERO);
-    try (RawAppendSession session = RawAppendSession.open(auth.cluster.endpoint("n1"), token.secret(), stream)) {
-      session.appendOneAndAwaitAck();
+    try (RawAppendSession session = idleSessionAfterOneAck(token.secret())) {
       revoke(token);
       long revokedAtMs = System.currentTimeMillis();
-      Status ended = session.awaitEnd(IDLE_APPEND_BOUND_MS);
+      Status ended = session.ended.get(IDLE_APPEND_BOUND_MS, TimeUnit.MILLISECONDS);
       assertThat(System.currentTimeMillis() - revokedAtMs).isLessThan(IDLE_APPEND_BOUND_MS);
       assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
       assertThat(ended.getDescription()).contains("revoked").doesNotContain(token.secret());
@@ -192,10 +194,10 @@ class SessionTokenBoundTest {
   @Test
   void anIdleAppendSessionEndsOnceItsTokenExpired() throws Exception {
     IssuedToken token = token(Duration.ofSeconds(6));
-    try (RawAppendSession session = RawAppendSession.open(auth.cluster.endpoint("n1"), token.secret(), stream)) {
-      session.appendOneAndAwaitAck();
+    try (RawAppendSession session = idleSessionAfterOneAck(token.secret())) {
       long expiresAtMs = token.info().expiresAt().orElseThrow().toEpochMilli();
-      Status ended = session.awaitEnd(expiresAtMs - System.currentTimeMillis() + IDLE_APPEND_BOUND_MS);
+      Status ended = session.ended.get(expiresAtMs - System.currentTimeMillis() + IDLE_APPEND_BOUND_MS,
+          TimeUnit.MILLISECONDS);
       assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(expiresAtMs);
       assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
       assertThat(ended.getDescription()).contains("expired");
@@ -203,63 +205,19 @@ class SessionTokenBoundTest {
   }
 
   /**
-   * An append session on the wire, without the SDK: the SDK's Producer only reports a session's end at
-   * its next append, and these tests must see the server end a session that sends nothing.
+   * An append session on the wire presenting {@code secret}, with one batch acknowledged: the SDK's
+   * Producer reports a session's end only at its next append, and these tests must see the server end a
+   * session that sends nothing.
    */
-  private static final class RawAppendSession implements AutoCloseable {
-    private final ManagedChannel channel;
-    private final StreamObserver<AppendSessionRequest> requests;
-    private final BlockingQueue<AppendSessionResponse> answers = new LinkedBlockingQueue<>();
-    private final CompletableFuture<Status> ended = new CompletableFuture<>();
-
-    private RawAppendSession(String endpoint, String secret, StreamAddress stream) {
-      channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
-      Metadata headers = new Metadata();
-      headers.put(GrpcAuthInterceptor.AUTHORIZATION, "Bearer " + secret);
-      requests = DataPlaneGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
-          .appendSession(new StreamObserver<>() {
-            @Override
-            public void onNext(AppendSessionResponse answer) {
-              answers.add(answer);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              ended.complete(Status.fromThrowable(t));
-            }
-
-            @Override
-            public void onCompleted() {
-              ended.complete(Status.OK);
-            }
-          });
-      requests.onNext(AppendSessionRequest.newBuilder().setOpen(
-          OpenAppendSession.newBuilder().setBasin(stream.basin()).setStream(stream.stream())).build());
-    }
-
-    static RawAppendSession open(String endpoint, String secret, StreamAddress stream) {
-      return new RawAppendSession(endpoint, secret, stream);
-    }
-
-    void appendOneAndAwaitAck() throws InterruptedException {
-      requests.onNext(AppendSessionRequest.newBuilder().setInput(AppendInput.newBuilder().addRecords(
-          io.nova.proto.v1.AppendRecord.newBuilder().setBody(ByteString.copyFromUtf8("idle-before")))).build());
-      AppendSessionResponse answer = answers.poll(20, TimeUnit.SECONDS);
-      assertThat(answer).as("the batch before the revocation is answered").isNotNull();
-      assertThat(answer.hasAck()).as(answer.toString()).isTrue();
-    }
-
-    /** The status the server ended the session with, having sent nothing since the ack. */
-    Status awaitEnd(long timeoutMs) throws Exception {
-      return ended.get(timeoutMs, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void close() {
-      if (!ended.isDone()) {
-        requests.onError(Status.CANCELLED.asRuntimeException());
-      }
-      channel.shutdownNow();
-    }
+  private RawAppendSession idleSessionAfterOneAck(String secret) throws InterruptedException {
+    Metadata headers = new Metadata();
+    headers.put(GrpcAuthInterceptor.AUTHORIZATION, "Bearer " + secret);
+    channel = NettyChannelBuilder.forTarget(auth.cluster.endpoint("n1")).usePlaintext().build();
+    RawAppendSession session = new RawAppendSession(
+        ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
+        stream.basin(), stream.stream(), null);
+    session.send("idle-before", 1, null);
+    assertThat(session.take(1, Duration.ofSeconds(20)).get(0).hasAck()).as("the batch before").isTrue();
+    return session;
   }
 }
