@@ -156,8 +156,7 @@ public final class NovaServer implements AutoCloseable {
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
     PeerNodeInfo peerNodeInfo = new PeerNodeInfo(apiTls.peerCredentials());
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);
-    LeaderBalancer balancer = LeaderBalancer.start(node, status::read, tuning,
-        !config.auth().enabled());
+    LeaderBalancer balancer = LeaderBalancer.start(node, tuning);
     ExecutorService executor = rpcExecutor(config.nodeId(), tuning);
     ScheduledExecutorService sessionExecutor = sessionExecutor(config.nodeId(), tuning.sessionThreadsMax());
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());

@@ -5,6 +5,9 @@ import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.raft.RaftTuning;
+import io.nova.cluster.status.ClusterStatusReader;
+import io.nova.cluster.status.NodeInfoReader;
+import io.nova.cluster.status.RaftNodeInfo;
 import io.nova.cluster.tls.RaftTls;
 import io.nova.proto.v1.GetClusterStatusResponse;
 import io.nova.proto.v1.LeaderTransfer;
@@ -73,32 +76,30 @@ public final class LeaderBalancer implements AutoCloseable {
   /** Per group name: failures in a row, and periodic passes still to skip. Guarded by {@link #passLock}. */
   private final Map<String, int[]> backoff = new HashMap<>();
 
-  private LeaderBalancer(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning) {
+  /** Reads the peers' replicas over the Raft port for {@link #status}; closed with the balancer. */
+  private final AutoCloseable statusSource;
+
+  private LeaderBalancer(NovaNode node, Supplier<GetClusterStatusResponse> status, AutoCloseable statusSource,
+      NodeTuning tuning) {
     this.node = node;
     this.status = status;
+    this.statusSource = statusSource;
     this.tuning = tuning;
     this.timer = Executors.newSingleThreadScheduledExecutor(
         NodeThreads.forNode(node.config().nodeId(), "nova-leader-balance"));
   }
 
   /**
-   * Starts the periodic passes, when {@code periodic}.
-   *
-   * @param status reads the cluster status (I/O to every node, about a second at most)
-   * @param periodic whether to run passes on a timer; false leaves only {@link #rebalance(int)}. With
-   *     access tokens on, a pass of its own has no token to read the other nodes' views with (they
-   *     would refuse it and look down), so the node runs none (docs/adr/0023-leader-balance.md)
+   * Starts the periodic passes. A pass reads the other nodes' replicas over their Raft ports
+   * ({@link RaftNodeInfo}), as this node, not over the API port: it needs no access token, so passes run
+   * whether or not access tokens are on, and a caller's token plays no part in what a pass sees.
    */
-  public static LeaderBalancer start(NovaNode node, Supplier<GetClusterStatusResponse> status, NodeTuning tuning,
-      boolean periodic) {
-    LeaderBalancer balancer = new LeaderBalancer(node, status, tuning);
-    if (periodic) {
-      long intervalMs = tuning.leaderBalanceIntervalMs();
-      balancer.timer.scheduleWithFixedDelay(balancer::maybeRunPass, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-    } else {
-      LOG.info("node {}: no periodic leader balance passes (access tokens are on); 'nova cluster rebalance' "
-          + "runs one", node.config().nodeId());
-    }
+  public static LeaderBalancer start(NovaNode node, NodeTuning tuning) {
+    RaftNodeInfo peers = new RaftNodeInfo(node);
+    ClusterStatusReader reader = new ClusterStatusReader(node, new NodeInfoReader(node), peers);
+    LeaderBalancer balancer = new LeaderBalancer(node, reader::read, peers, tuning);
+    long intervalMs = tuning.leaderBalanceIntervalMs();
+    balancer.timer.scheduleWithFixedDelay(balancer::maybeRunPass, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
     return balancer;
   }
 
@@ -236,5 +237,10 @@ public final class LeaderBalancer implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    try {
+      statusSource.close();
+    } catch (Exception e) {
+      LOG.debug("node {}: closing the leader balance's status reads: {}", node.config().nodeId(), e.toString());
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.nova.cluster.node;
 
+import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.disk.DiskWatcher;
@@ -175,7 +176,9 @@ public final class NovaNode implements AutoCloseable {
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
         .setStateMachineRegistry(registry)
-        .setParameters(RaftTls.apply(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())), tls.raft()))
+        .setParameters(RaftTls.applyToServer(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())),
+            tls.raft(), layout.nodes().stream()
+                .map(p -> HostPort.parse(p.raftAddress(), "raft-address").host()).toList()))
         .build();
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),

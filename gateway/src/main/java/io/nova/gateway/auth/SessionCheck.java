@@ -6,10 +6,10 @@ import java.util.Optional;
 
 /**
  * Whether the access token a session was opened with still holds: an append session asks before each
- * batch it admits, a read session (gRPC or SSE) before each read step, which comes at least once per
- * heartbeat interval. A revoked token is therefore seen within {@code auth.cache-ttl-ms} plus one meta read
- * (the {@link TokenVerifier}'s bound) plus, for an idle read session, one heartbeat interval; an expired
- * one at the next step, since expiry is judged on every check. A check that cannot reach the meta group
+ * batch it admits and, while idle, about once a second; a read session (gRPC or SSE) before each read
+ * step, which comes at least once per heartbeat interval. A revoked token is therefore seen within
+ * {@code auth.cache-ttl-ms} plus one meta read (the {@link TokenVerifier}'s bound) plus, for an idle
+ * session, one such interval; an expired one at the next check, since expiry is judged on every check. A check that cannot reach the meta group
  * lets the session go on: the token was valid at the last read, and failing every open session during a
  * meta election would turn a brief election into a cluster-wide reconnect. Thread-safe.
  */

@@ -26,8 +26,13 @@ public final class TokenFormat {
   /** Characters of a whole bearer token. */
   public static final int TOKEN_CHARS = PREFIX.length() + 1 + TokenRules.ID_CHARS + 1 + 43;
 
+  /**
+   * The secret is 43 base64url characters for 32 bytes, so its last character carries 4 bits and 2 unused
+   * ones that must be zero: only the canonical spelling is accepted, not the three other texts that
+   * decode to the same bytes.
+   */
   private static final Pattern SHAPE = Pattern.compile(
-      Pattern.quote(PREFIX) + "\\.[A-Za-z0-9_-]{" + TokenRules.ID_CHARS + "}\\.[A-Za-z0-9_-]{43}");
+      Pattern.quote(PREFIX) + "\\.[A-Za-z0-9_-]{" + TokenRules.ID_CHARS + "}\\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]");
   private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
   private TokenFormat() {}

@@ -94,7 +94,7 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
       StreamObserver<AppendSessionResponse> observer) {
     return new AppendSessionCall((ServerCallStreamObserver<AppendSessionResponse>) observer,
         dataPlane.router(), sessionWriters, tuning.appendSessionInFlightBytesMax(), dataPlane.metrics(),
-        dataPlane.nanoTime(), GrpcAuthInterceptor.sessionCheck());
+        dataPlane.nanoTime(), GrpcAuthInterceptor.sessionCheck(), sessions);
   }
 
   @Override

@@ -29,6 +29,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +59,12 @@ import org.slf4j.LoggerFactory;
  * ({@code NodeTuning.appendSessionInFlightBytesMax}) are unanswered; the client's HTTP/2 window then
  * pushes back on the writer.
  *
+ * <p><b>Access token.</b> With access tokens on, the token the session was opened with is checked again
+ * before each batch is admitted and, so that an idle session does not outlive it, every
+ * {@link #ACCESS_CHECK_IDLE_INTERVAL_MS} ms on the blocking pool. A revoked or expired token refuses the
+ * next batch in its place, or ends an idle session; either way every earlier batch is answered first,
+ * then the session ends with UNAUTHENTICATED.
+ *
  * <p><b>Metrics.</b> The session counts in {@link DataPlaneMetrics}: open from construction until it ends
  * (completed, failed or cancelled), each batch's definite outcome as it is decided (ack, conflict,
  * fenced out, including the batches a superseded session refuses itself), and its supersession once.
@@ -67,6 +76,12 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
 
   /** Batches a session may have submitted but not yet answered (a wire limit: the SDK keeps to it). */
   public static final int IN_FLIGHT_BATCHES_MAX = Limits.SESSION_BATCHES_IN_FLIGHT_MAX;
+
+  /**
+   * How often the access token of a session is checked while no batch arrives, in ms. With
+   * {@code auth.cache-ttl-ms} and one meta read it bounds how long a session outlives its token.
+   */
+  public static final long ACCESS_CHECK_IDLE_INTERVAL_MS = 1_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(AppendSessionCall.class);
 
@@ -127,8 +142,15 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
   /** Where the batches go; null until the open message. */
   private StreamRoute route;
   private String presentedToken;
-  /** Whether the session's access token still holds; asked before each batch is admitted. */
+  /** Whether the session's access token still holds; asked before each batch is admitted and on a timer. */
   private final SessionCheck access;
+  /**
+   * The refusal the timed check found: no batch is admitted after it, and the session ends with it once
+   * every earlier batch is answered. Null while the token holds.
+   */
+  private ErrorDetail accessRefused;
+  /** The timed access check; null without access tokens. Cancelled when the session ends. */
+  private ScheduledFuture<?> accessTimer;
   /** The installed token after the first FencedOut; null while the session is current. */
   private String supersededBy;
   private boolean requestedNext;
@@ -142,11 +164,13 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
    * @param inFlightBytesMax serialized batch bytes the session may have submitted but not yet answered
    * @param metrics where the session counts itself and its batches' outcomes
    * @param nanoTime the monotonic clock, in nanoseconds, the batches' ack latency is measured on
-   * @param access re-checks the session's access token before each batch ({@link SessionCheck#NONE} without auth)
+   * @param access re-checks the session's access token before each batch and every
+   *     {@link #ACCESS_CHECK_IDLE_INTERVAL_MS} ms ({@link SessionCheck#NONE} without auth: no timer)
+   * @param timer paces the timed access check (short tasks; the check itself runs on {@code writers})
    */
   public AppendSessionCall(ServerCallStreamObserver<AppendSessionResponse> out, StreamRouter router,
       Executor writers, long inFlightBytesMax, DataPlaneMetrics metrics, LongSupplier nanoTime,
-      SessionCheck access) {
+      SessionCheck access, ScheduledExecutorService timer) {
     this.out = out;
     this.access = access;
     this.router = router;
@@ -157,7 +181,40 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     metrics.appendSessionOpened();
     out.disableAutoRequest();
     out.setOnCancelHandler(this::cancelled);
+    if (access != SessionCheck.NONE) {
+      synchronized (this) {
+        accessTimer = timer.scheduleWithFixedDelay(this::scheduleAccessCheck, ACCESS_CHECK_IDLE_INTERVAL_MS,
+            ACCESS_CHECK_IDLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+      }
+    }
     out.request(1);
+  }
+
+  /** On the timer: hands the check to the blocking pool (it may read the meta group). Never throws. */
+  private void scheduleAccessCheck() {
+    try {
+      writers.execute(this::checkAccess);
+    } catch (RuntimeException shuttingDown) {
+      // The node is closing: its calls end with it.
+    }
+  }
+
+  /** The timed check: a refusal ends the session once every batch before it is answered. */
+  private void checkAccess() {
+    synchronized (this) {
+      if (ended || accessRefused != null) {
+        return;
+      }
+    }
+    Optional<ErrorDetail> refused = access.refusal();
+    if (refused.isPresent()) {
+      synchronized (this) {
+        if (accessRefused == null) {
+          accessRefused = refused.get();
+        }
+      }
+      deliver();
+    }
   }
 
   @Override
@@ -206,7 +263,7 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
           "a session presents the token it was opened with; leave input.fencing_token unset"));
     }
     Pending p = new Pending(input, RequestChecks.appendInput(input), nanoTime.getAsLong());
-    java.util.Optional<io.nova.proto.v1.ErrorDetail> refused = access.refusal();
+    Optional<ErrorDetail> refused = accessRefused != null ? Optional.of(accessRefused) : access.refusal();
     if (refused.isPresent()) {
       // Never written: it fails in its place, so the batches before it are answered first (they may
       // commit) and the session then ends with the refusal.
@@ -470,6 +527,10 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
         metrics.appendStages(head.receivedNanos, head.submittedNanos, head.ackedNanos, nanoTime.getAsLong());
       }
     }
+    if (!ended && accessRefused != null && pending.isEmpty()) {
+      end(accessRefused);
+      return;
+    }
     if (!ended && halfClosed && pending.isEmpty()) {
       markEnded();
       out.onCompleted();
@@ -519,6 +580,9 @@ public final class AppendSessionCall implements StreamObserver<AppendSessionRequ
     if (!ended) {
       ended = true;
       metrics.appendSessionClosed();
+      if (accessTimer != null) {
+        accessTimer.cancel(false);
+      }
     }
   }
 }

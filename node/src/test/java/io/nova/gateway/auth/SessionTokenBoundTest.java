@@ -3,6 +3,12 @@ package io.nova.gateway.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
 import io.nova.client.AppendRecord;
 import io.nova.client.IssuedToken;
 import io.nova.client.NovaClient;
@@ -13,6 +19,8 @@ import io.nova.client.StreamAddress;
 import io.nova.client.TokenOperation;
 import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.auth.AuthSettings;
+import io.nova.gateway.session.AppendSessionCall;
+import io.nova.gateway.session.RawAppendSession;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -26,6 +34,7 @@ import java.util.EnumSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -33,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proves that a session does not outlive its access token: an append session refuses its next batch with
- * UNAUTHENTICATED once its token was revoked, a gRPC read session and an SSE read session idling at the
+ * UNAUTHENTICATED once its token was revoked, an append session whose client sends nothing more is ended
+ * with UNAUTHENTICATED within the bound (plus the idle check's interval) once its token was revoked or
+ * expired, a gRPC read session and an SSE read session idling at the
  * tail end with UNAUTHENTICATED within the documented bound (cache TTL plus one meta read plus one
  * heartbeat) after revocation, and a read session ends once its token expired.
  */
@@ -45,7 +56,20 @@ class SessionTokenBoundTest {
   /** The bound with what a loaded machine may add to one meta read. */
   static final long BOUND_MS = CACHE_TTL_MS + HEARTBEAT.toMillis() + 4_000;
 
+  /** The bound for an append session that sends nothing: its token is checked once per idle interval. */
+  static final long IDLE_APPEND_BOUND_MS = BOUND_MS + AppendSessionCall.ACCESS_CHECK_IDLE_INTERVAL_MS;
+
   AuthCluster auth;
+  /** The raw gRPC channel of the current idle-session test; closed after each test. */
+  ManagedChannel channel;
+
+  @AfterEach
+  void closeChannel() {
+    if (channel != null) {
+      channel.shutdownNow();
+      channel = null;
+    }
+  }
   final StreamAddress stream = new StreamAddress("demo", "events");
 
   @BeforeAll
@@ -152,5 +176,48 @@ class SessionTokenBoundTest {
       assertThat(seen.toString()).contains("event: error").contains("\"code\":\"unauthenticated\"")
           .contains("revoked");
     }
+  }
+
+  @Test
+  void anIdleAppendSessionEndsWithinTheBoundOnceItsTokenWasRevoked() throws Exception {
+    IssuedToken token = token(Duration.ZERO);
+    try (RawAppendSession session = idleSessionAfterOneAck(token.secret())) {
+      revoke(token);
+      long revokedAtMs = System.currentTimeMillis();
+      Status ended = session.ended.get(IDLE_APPEND_BOUND_MS, TimeUnit.MILLISECONDS);
+      assertThat(System.currentTimeMillis() - revokedAtMs).isLessThan(IDLE_APPEND_BOUND_MS);
+      assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(ended.getDescription()).contains("revoked").doesNotContain(token.secret());
+    }
+  }
+
+  @Test
+  void anIdleAppendSessionEndsOnceItsTokenExpired() throws Exception {
+    IssuedToken token = token(Duration.ofSeconds(6));
+    try (RawAppendSession session = idleSessionAfterOneAck(token.secret())) {
+      long expiresAtMs = token.info().expiresAt().orElseThrow().toEpochMilli();
+      Status ended = session.ended.get(expiresAtMs - System.currentTimeMillis() + IDLE_APPEND_BOUND_MS,
+          TimeUnit.MILLISECONDS);
+      assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(expiresAtMs);
+      assertThat(ended.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(ended.getDescription()).contains("expired");
+    }
+  }
+
+  /**
+   * An append session on the wire presenting {@code secret}, with one batch acknowledged: the SDK's
+   * Producer reports a session's end only at its next append, and these tests must see the server end a
+   * session that sends nothing.
+   */
+  private RawAppendSession idleSessionAfterOneAck(String secret) throws InterruptedException {
+    Metadata headers = new Metadata();
+    headers.put(GrpcAuthInterceptor.AUTHORIZATION, "Bearer " + secret);
+    channel = NettyChannelBuilder.forTarget(auth.cluster.endpoint("n1")).usePlaintext().build();
+    RawAppendSession session = new RawAppendSession(
+        ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
+        stream.basin(), stream.stream(), null);
+    session.send("idle-before", 1, null);
+    assertThat(session.take(1, Duration.ofSeconds(20)).get(0).hasAck()).as("the batch before").isTrue();
+    return session;
   }
 }

@@ -1,7 +1,7 @@
 package io.nova.gateway.session;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
+import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.nova.proto.v1.AppendInput;
@@ -18,14 +18,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** An append session driven at the wire level, for tests of the gateway's side of the protocol. */
-final class RawAppendSession implements AutoCloseable {
+public final class RawAppendSession implements AutoCloseable {
 
   private final LinkedBlockingQueue<AppendSessionResponse> responses = new LinkedBlockingQueue<>();
   /** Completes with the status the server ended the call with (OK on completion). */
-  final CompletableFuture<Status> ended = new CompletableFuture<>();
+  public final CompletableFuture<Status> ended = new CompletableFuture<>();
   private final StreamObserver<AppendSessionRequest> requests;
 
-  RawAppendSession(ManagedChannel channel, String basin, String stream, String token) {
+  /** Opens a session on {@code channel} (a channel with interceptors, e.g. one adding an access token, will do). */
+  public RawAppendSession(Channel channel, String basin, String stream, String token) {
     requests = DataPlaneGrpc.newStub(channel).appendSession(new StreamObserver<>() {
       @Override
       public void onNext(AppendSessionResponse value) {
@@ -50,12 +51,12 @@ final class RawAppendSession implements AutoCloseable {
   }
 
   /** Sends a batch of {@code count} records with bodies {@code prefix-i}; {@code match} may be null. */
-  synchronized void send(String prefix, int count, Long match) {
+  public synchronized void send(String prefix, int count, Long match) {
     requests.onNext(AppendSessionRequest.newBuilder().setInput(input(prefix, count, match)).build());
   }
 
   /** {@link #send} as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes). */
-  synchronized void sendIdempotent(String prefix, int count, Long match, byte[] producerId, long batchSeq) {
+  public synchronized void sendIdempotent(String prefix, int count, Long match, byte[] producerId, long batchSeq) {
     requests.onNext(AppendSessionRequest.newBuilder().setInput(input(prefix, count, match)
         .setProducerId(ByteString.copyFrom(producerId)).setProducerBatchSeq(batchSeq)).build());
   }
@@ -72,7 +73,7 @@ final class RawAppendSession implements AutoCloseable {
   }
 
   /** The next {@code n} responses, in arrival order, waiting up to {@code timeout} for all of them. */
-  List<AppendSessionResponse> take(int n, Duration timeout) throws InterruptedException {
+  public List<AppendSessionResponse> take(int n, Duration timeout) throws InterruptedException {
     List<AppendSessionResponse> got = new ArrayList<>(n);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (got.size() < n) {
@@ -87,7 +88,7 @@ final class RawAppendSession implements AutoCloseable {
   }
 
   /** Half-closes the request side. */
-  synchronized void finish() {
+  public synchronized void finish() {
     requests.onCompleted();
   }
 

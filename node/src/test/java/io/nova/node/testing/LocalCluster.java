@@ -89,6 +89,16 @@ public final class LocalCluster implements AutoCloseable {
         NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES, customize);
   }
 
+  /**
+   * Like {@link #start(Path, int, int, UnaryOperator)} with every node running {@code tuning} (e.g. auth
+   * or TLS from {@code customize} with a short leader balance interval).
+   */
+  public static LocalCluster start(Path dir, int nodes, int shards, UnaryOperator<NodeConfig> customize,
+      NodeTuning tuning) throws IOException {
+    return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS,
+        NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES, customize, tuning, Clock.systemUTC());
+  }
+
   private static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs,
       long snapshotEveryEntries, UnaryOperator<NodeConfig> customize) throws IOException {
     return start(dir, nodes, shards, electionTimeoutMs, snapshotEveryEntries, customize, NodeTuning.defaults(),
