@@ -35,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Names.</b> The bridge sanitises Dropwizard names ({@code nova.append.records} becomes
  * {@code nova_append_records}; counters and meters get {@code _total}). Per-group metrics
  * ({@code nova.group.<group>.<metric>}) become one family per metric with a {@code group} label, e.g.
- * {@code nova_group_term{group="shard-3"}}, through the bridge's {@link CustomLabelMapper}. Bridge 1.4.3
+ * {@code nova_group_term{group="shard-3"}}, through the bridge's {@link CustomLabelMapper}. Latencies
+ * ({@link LatencyTimer}) are Prometheus histograms with fixed buckets, written from the client's own
+ * histogram snapshot; in JSON they are timers like any other. Bridge 1.4.3
  * refuses two Dropwizard metrics mapped to one Prometheus name in one collection ("duplicate metric
  * name", fixed upstream only later), so each group is collected by its own bridge instance and the
  * families are merged here before writing (docs/adr/0008-metrics.md).
@@ -62,8 +64,9 @@ public final class MetricsExposition {
     this.registry = registry;
     CustomLabelMapper groupLabel = groupLabelMapper();
     List<DropwizardExports> b = new ArrayList<>();
+    // Latencies are histograms (LatencyTimer); the bridge would make them summaries.
     b.add(new DropwizardExports(registry,
-        (name, metric) -> !name.startsWith(GroupMetrics.PREFIX), groupLabel));
+        (name, metric) -> !name.startsWith(GroupMetrics.PREFIX) && !(metric instanceof LatencyTimer), groupLabel));
     for (String group : groups) {
       String prefix = GroupMetrics.PREFIX + group + ".";
       b.add(new DropwizardExports(registry, MetricFilter.startsWith(prefix), groupLabel));
@@ -106,6 +109,10 @@ public final class MetricsExposition {
         byName.computeIfAbsent(s.getMetadata().getPrometheusName(), n -> new ArrayList<>()).add(s);
       }
     }
+    registry.getTimers((name, metric) -> metric instanceof LatencyTimer).values().forEach(t -> {
+      MetricSnapshot s = ((LatencyTimer) t).prometheusSnapshot();
+      byName.computeIfAbsent(s.getMetadata().getPrometheusName(), n -> new ArrayList<>()).add(s);
+    });
     MetricSnapshots.Builder all = MetricSnapshots.builder();
     byName.forEach((name, same) ->
         all.metricSnapshot(name.startsWith(GROUP_FAMILY_PREFIX) ? groupFamily(same) : only(same)));
