@@ -31,6 +31,9 @@ import java.util.Objects;
  *   <li>while a group's leader was paused, an append through the other nodes committed within
  *       {@link PauseProbe#FIRST_COMMIT_AFTER_ELECTION_MS_MAX} ms of the new leader being seen
  *       ({@link #checkPauses}; the target is less, see {@link PauseProbe}).
+ *   <li>a chain stream holds each life of its advancing-match writer as one unbroken run: that life's
+ *       appends whole, in the order it made them, a prefix of what it staged (no append of a life after
+ *       one of the same life that is missing: the hole a pipelined batch behind a miss would leave).
  * </ol>
  *
  * <p>Records below a stream's final first retained seq_num were trimmed: an acked append there, or a
@@ -182,6 +185,50 @@ public final class Checker {
     checkFences(v, stream, ops, stored, writer);
     checkMonotonic(v, stream, ops);
     checkTrims(v, stream, ops, first);
+    checkChains(v, stream, ops, stored, first);
+  }
+
+  /** (14) Each life of a chain writer (bodies {@code aw-S#LIFE#COUNTER#K}) is one prefix run, see above. */
+  private void checkChains(Verdict v, String stream, List<Op> ops, List<String> stored, long first) {
+    Map<String, List<Op>> lives = new HashMap<>();
+    for (Op op : ops) {
+      if (op.isAppend() && op.process().startsWith(Workload.CHAIN_WRITER_PREFIX) && !op.bodies().isEmpty()) {
+        lives.computeIfAbsent(lifeOf(op.bodies().get(0)), l -> new ArrayList<>()).add(op);
+      }
+    }
+    for (Map.Entry<String, List<Op>> life : lives.entrySet()) {
+      List<Op> appends = new ArrayList<>(life.getValue());
+      appends.sort(Comparator.comparingLong(op -> Long.parseLong(op.bodies().get(0).split("#")[2])));
+      List<String> staged = new ArrayList<>();
+      List<Integer> boundaries = new ArrayList<>(List.of(0));
+      for (Op op : appends) {
+        staged.addAll(op.bodies());
+        boundaries.add(staged.size());
+      }
+      List<String> landed = new ArrayList<>();
+      int firstAt = -1;
+      int lastAt = -1;
+      boolean unbroken = true;
+      for (int i = (int) first; i < stored.size(); i++) {
+        if (stored.get(i).startsWith(life.getKey() + "#")) {
+          unbroken &= lastAt < 0 || lastAt == i - 1;
+          firstAt = firstAt < 0 ? i : firstAt;
+          lastAt = i;
+          landed.add(stored.get(i));
+        }
+      }
+      boolean prefix = landed.size() <= staged.size() && landed.equals(staged.subList(0, landed.size()))
+          && boundaries.contains(landed.size());
+      v.check("14 an advancing chain has no hole", unbroken && prefix, stream + ": life " + life.getKey() + " landed "
+          + landed.size() + " of " + staged.size() + " staged records at " + firstAt + ".." + lastAt
+          + (unbroken ? "" : ", interrupted by other records") + (prefix ? "" : ", not a whole-append prefix of what it staged: "
+          + landed.subList(0, Math.min(8, landed.size())) + " vs " + staged.subList(0, Math.min(8, staged.size()))));
+    }
+  }
+
+  /** {@code aw-S#LIFE} of a chain writer's body {@code aw-S#LIFE#COUNTER#K}. */
+  private static String lifeOf(String body) {
+    return body.substring(0, body.indexOf('#', body.indexOf('#') + 1));
   }
 
   /** (11) The final trim point is one that was asked for and covers every acked one; (12) no trimmed read. */

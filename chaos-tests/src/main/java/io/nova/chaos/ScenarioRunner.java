@@ -45,6 +45,8 @@ public final class ScenarioRunner {
   static final String BASIN = "chaos";
   static final List<String> OPEN_STREAMS = List.of("o1", "o2", "o3", "o4");
   static final List<String> FENCED_STREAMS = List.of("f1", "f2");
+  /** Streams each written by one advancing-match Producer alone (Workload's chain writers). */
+  static final List<String> CHAIN_STREAMS = List.of("c1", "c2");
   static final long ELECTION_TIMEOUT_MS = 1000;
   static final Duration FAULT_HOLD = Duration.ofSeconds(3);
   static final Duration RECOVERY_BOUND = Duration.ofSeconds(40);
@@ -123,13 +125,15 @@ public final class ScenarioRunner {
       try {
         List<StreamAddress> open = new ArrayList<>();
         List<StreamAddress> fenced = new ArrayList<>();
-        setUp(cluster, open, fenced);
+        List<StreamAddress> chains = new ArrayList<>();
+        setUp(cluster, open, fenced, chains);
         phases.lap("setup");
         AtomicBoolean monitoring = new AtomicBoolean(true);
         Thread monitor = new Thread(() -> monitorLeaders(cluster, monitoring), "chaos-leader-monitor");
         monitor.setDaemon(true);
         monitor.start();
-        Workload workload = new Workload(() -> cluster.clientBuilder(cluster.endpoints()), history, open, fenced, seed);
+        Workload workload = new Workload(() -> cluster.clientBuilder(cluster.endpoints()), history, open, fenced, chains,
+            seed);
         workload.start();
         injectFaults(cluster);
         cluster.healAll();
@@ -144,7 +148,7 @@ public final class ScenarioRunner {
         monitoring.set(false);
         monitor.join(10_000);
         phases.lap("drain");
-        Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced);
+        Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced, chains);
         phases.lap("readback");
         Checker checker = new Checker();
         verdict = checker.check(history, finals, new Checker.Recovery(leaderMs, appendMs));
@@ -180,7 +184,8 @@ public final class ScenarioRunner {
     return r;
   }
 
-  private void setUp(ChaosCluster cluster, List<StreamAddress> open, List<StreamAddress> fenced) {
+  private void setUp(ChaosCluster cluster, List<StreamAddress> open, List<StreamAddress> fenced,
+      List<StreamAddress> chains) {
     try (NovaClient c = cluster.clientBuilder(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
         .retryBudget(Duration.ofSeconds(30)).build()) {
       retry(() -> c.createBasin(BASIN));
@@ -189,6 +194,9 @@ public final class ScenarioRunner {
       }
       for (String s : FENCED_STREAMS) {
         fenced.add(create(c, s));
+      }
+      for (String s : CHAIN_STREAMS) {
+        chains.add(create(c, s));
       }
       if (scenario == Scenario.PAUSE_LEADER) {
         createProbeStreams(c);
@@ -460,10 +468,11 @@ public final class ScenarioRunner {
    * (linearizable ReadIndex reads), so this compares what every gateway serves, not each replica's disk.
    */
   private Map<String, Checker.FinalStream> readBack(ChaosCluster cluster, List<StreamAddress> open,
-      List<StreamAddress> fenced) {
+      List<StreamAddress> fenced, List<StreamAddress> chains) {
     Map<String, Checker.FinalStream> finals = new LinkedHashMap<>();
     List<StreamAddress> all = new ArrayList<>(open);
     all.addAll(fenced);
+    all.addAll(chains);
     for (StreamAddress s : all) {
       Map<String, List<String>> byNode = new LinkedHashMap<>();
       Map<String, Long> tails = new LinkedHashMap<>();

@@ -44,7 +44,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ul>
  *
  * <p>Each open stream also has a session writer: plain appends through an idempotent Producer (one
- * pipelined append session, resent across reconnects).
+ * pipelined append session, resent across reconnects). Each chain stream has one writer alone: an
+ * advancing-match Producer ({@code matchSeqNum} from the tail it read at open), whose batches are
+ * pipelined and chained by their numbers; see {@link Checker} invariant 14.
  *
  * <p>Every payload is unique ({@code process#counter#index}). Each process pauses a few milliseconds
  * between operations so the load stays bounded on small machines. Further writers and readers plug in
@@ -63,6 +65,11 @@ public final class Workload {
   static final int TRIM_EVERY_STEPS = 20;
   /** The trimmer keeps at least this many records of a stream. */
   static final long TRIM_KEEP_MIN = 10;
+  /**
+   * The process name prefix of a chain stream's writer; its bodies are {@code aw-STREAM#LIFE#COUNTER#K},
+   * LIFE counting the Producers it opened (a new one after each terminal failure).
+   */
+  static final String CHAIN_WRITER_PREFIX = "aw-";
 
   /** A process: one thread, one client, one role. */
   interface Process {
@@ -77,6 +84,7 @@ public final class Workload {
   private final History history;
   private final List<StreamAddress> openStreams;
   private final List<StreamAddress> fencedStreams;
+  private final List<StreamAddress> chainStreams;
   private final long seed;
   private final AtomicBoolean stopped = new AtomicBoolean();
   private final List<Future<?>> running = new ArrayList<>();
@@ -85,11 +93,12 @@ public final class Workload {
   private final Map<String, AtomicLong> installed = new HashMap<>();
 
   public Workload(Supplier<NovaClient.Builder> clients, History history, List<StreamAddress> openStreams,
-      List<StreamAddress> fencedStreams, long seed) {
+      List<StreamAddress> fencedStreams, List<StreamAddress> chainStreams, long seed) {
     this.clients = clients;
     this.history = history;
     this.openStreams = List.copyOf(openStreams);
     this.fencedStreams = List.copyOf(fencedStreams);
+    this.chainStreams = List.copyOf(chainStreams);
     this.seed = seed;
     fencedStreams.forEach(s -> installed.put(s.stream(), new AtomicLong(0)));
   }
@@ -100,7 +109,10 @@ public final class Workload {
     for (StreamAddress s : openStreams) {
       processes.add(Map.entry("cw-" + s.stream(), new ConditionalWriter(s, "")));
       processes.add(Map.entry("pw-" + s.stream(), new PlainWriter(s)));
-      processes.add(Map.entry("sw-" + s.stream(), new SessionWriter(s)));
+      processes.add(Map.entry("sw-" + s.stream(), new SessionWriter(s, false)));
+    }
+    for (StreamAddress s : chainStreams) {
+      processes.add(Map.entry(CHAIN_WRITER_PREFIX + s.stream(), new SessionWriter(s, true)));
     }
     for (StreamAddress s : fencedStreams) {
       processes.add(Map.entry("owner-" + s.stream(), new Owner(s)));
@@ -108,6 +120,7 @@ public final class Workload {
     }
     List<StreamAddress> all = new ArrayList<>(openStreams);
     all.addAll(fencedStreams);
+    all.addAll(chainStreams);
     processes.add(Map.entry("reader-1", new Reader(all)));
     processes.add(Map.entry("reader-2", new Reader(all)));
     processes.add(Map.entry("tails", new TailChecker(all)));
@@ -262,33 +275,38 @@ public final class Workload {
   }
 
   /**
-   * Plain appends of 1-3 records through an idempotent Producer: one append session, its batches
-   * pipelined (through the leader's own node when the Producer reached it) and resent, deduplicated by
-   * the stream's producer window, across reconnects. Each append is recorded when its future completes;
-   * a Producer that failed for good is replaced by a new one (a new producer id) at the next step.
+   * Appends of 1-3 records through an idempotent Producer: one append session, its batches pipelined
+   * (through the leader's own node when the Producer reached it) and resent, deduplicated by the stream's
+   * producer window, across reconnects. Each append is recorded when its future completes; a Producer
+   * that failed for good is replaced by a new one (a new producer id) at the next step. A chain writer's
+   * Producer advances a match from the tail it read at open, so its appends are exactly-once by their
+   * match as well, and any miss ends that Producer's life.
    */
   private final class SessionWriter implements Process {
     private final StreamAddress stream;
+    private final boolean chain;
     private final String name;
     private final SplittableRandom random = new SplittableRandom(seed ^ 0x5e55);
     private long counter;
+    private long life = -1;
     private Producer producer;
 
-    SessionWriter(StreamAddress stream) {
+    SessionWriter(StreamAddress stream, boolean chain) {
       this.stream = stream;
-      this.name = "sw-" + stream.stream();
+      this.chain = chain;
+      this.name = (chain ? CHAIN_WRITER_PREFIX : "sw-") + stream.stream();
     }
 
     @Override
     public void step(NovaClient client) {
-      if (producer == null) {
-        producer = client.openStream(stream, ProducerOptions.builder().reconnectBudget(RETRY_BUDGET).build());
+      if (producer == null && !open(client)) {
+        return;
       }
       int n = 1 + random.nextInt(3);
       long c = counter++;
       List<String> bodies = new ArrayList<>();
       for (int k = 0; k < n; k++) {
-        bodies.add(name + "#" + c + "#" + k);
+        bodies.add(name + "#" + (chain ? life + "#" : "") + c + "#" + k);
       }
       long id = history.nextId();
       long invoke = System.nanoTime();
@@ -315,6 +333,21 @@ public final class Workload {
         history.add(new Op(id, name, Op.Kind.APPEND, stream.stream(), invoke, System.nanoTime(), Op.Outcome.FAIL,
             bodies, -1, "", -1, -1, "interrupted before staging"));
       }
+    }
+
+    /** Opens the next Producer; a chain writer first reads the tail (recorded), and waits when it cannot. */
+    private boolean open(NovaClient client) {
+      ProducerOptions.Builder options = ProducerOptions.builder().reconnectBudget(RETRY_BUDGET);
+      if (chain) {
+        Op t = observe(name, Op.Kind.CHECK_TAIL, stream, "", () -> result(List.of(), -1, client.checkTail(stream).seqNum()));
+        if (!t.ok()) {
+          return false;
+        }
+        options.matchSeqNum(t.tail());
+        life++;
+      }
+      producer = client.openStream(stream, options.build());
+      return true;
     }
 
     @Override

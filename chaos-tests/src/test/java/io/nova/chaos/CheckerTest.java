@@ -172,6 +172,28 @@ class CheckerTest {
   }
 
   @Test
+  void aChainWhoseLivesAreUnbrokenPrefixesChecks() {
+    // Life 0 landed its first two appends (the third was staged when it failed); life 1 landed one.
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.OK, List.of("aw-s#0#0#0", "aw-s#0#0#1"), -1, "", 0, 2);
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.INFO, List.of("aw-s#0#1#0"), -1, "", -1, -1);
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.FAIL, List.of("aw-s#0#2#0"), -1, "", -1, -1);
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.OK, List.of("aw-s#1#3#0"), -1, "", 3, 4);
+    Verdict v = check(List.of("aw-s#0#0#0", "aw-s#0#0#1", "aw-s#0#1#0", "aw-s#1#3#0"));
+    assertThat(v.ok()).as(v.report()).isTrue();
+  }
+
+  @Test
+  void aChainAppendLandingBehindAMissingOneIsAnAnomaly() {
+    // m-139, intruder, m-141: the writer's second append is missing and its third landed.
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.OK, List.of("aw-s#0#0#0"), -1, "", 0, 1);
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.FAIL, List.of("aw-s#0#1#0"), -1, "", -1, 2);
+    add("aw-s", Op.Kind.APPEND, Op.Outcome.INFO, List.of("aw-s#0#2#0"), -1, "", -1, -1);
+    add("x", Op.Kind.APPEND, Op.Outcome.OK, List.of("x#0#0"), -1, "", 1, 2);
+    Verdict hole = check(List.of("aw-s#0#0#0", "x#0#0", "aw-s#0#2#0"));
+    assertThat(hole.anomalies()).anyMatch(a -> a.startsWith("14 an advancing chain has no hole"));
+  }
+
+  @Test
   void historyRoundTripsThroughJsonLines() throws Exception {
     add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of("a#0#0"), -1, "gen-1", 0, 1);
     java.nio.file.Path f = java.nio.file.Files.createTempFile("history", ".jsonl");

@@ -3,6 +3,7 @@ package io.nova.cli;
 import io.nova.protocol.errors.Quoting;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InsufficientStorageException;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NovaException;
 import io.nova.client.errors.PermissionDeniedException;
@@ -30,6 +31,8 @@ import picocli.CommandLine;
  *   <tr><td>6</td><td>unauthenticated: the cluster requires an access token and got none it accepts
  *   (missing, malformed, unknown, expired, revoked)</td></tr>
  *   <tr><td>7</td><td>permission denied: the access token does not allow the operation on the resource</td></tr>
+ *   <tr><td>8</td><td>insufficient storage: the leader of the stream's group is low on disk and refused the
+ *   write; nothing was written, and the same command succeeds once space is back</td></tr>
  * </table>
  */
 public final class ExitCodes {
@@ -42,6 +45,7 @@ public final class ExitCodes {
   public static final int POSSIBLE_DUPLICATES = 5;
   public static final int UNAUTHENTICATED = 6;
   public static final int PERMISSION_DENIED = 7;
+  public static final int INSUFFICIENT_STORAGE = 8;
 
   private ExitCodes() {}
 
@@ -58,6 +62,9 @@ public final class ExitCodes {
     }
     if (e instanceof PermissionDeniedException) {
       return PERMISSION_DENIED;
+    }
+    if (e instanceof InsufficientStorageException) {
+      return INSUFFICIENT_STORAGE;
     }
     if (e instanceof InputException
         || e instanceof InvalidArgumentException
@@ -82,6 +89,10 @@ public final class ExitCodes {
       text = "unauthenticated: " + describe(e);
     } else if (e instanceof PermissionDeniedException) {
       text = "permission denied: " + describe(e);
+    } else if (e instanceof InsufficientStorageException s) {
+      text = "insufficient storage: node " + s.nodeId() + " has " + Sizes.format(s.freeBytes()) + " free on "
+          + s.volume() + ", below its reserve of " + Sizes.format(s.reserveBytes()) + "; nothing was written."
+          + " Retry once space is freed (trim or delete streams, free or add disk)";
     } else if (e instanceof AlreadyExistsException || e instanceof InputException
         || e instanceof IllegalArgumentException) {
       text = describe(e);

@@ -8,6 +8,7 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.DeadlineExceededException;
 import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InsufficientStorageException;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaInternalException;
@@ -44,6 +45,10 @@ class ExitCodesTest {
         Arguments.of(new UnavailableException("no leader", false, null), 1, "no leader"),
         Arguments.of(new DeadlineExceededException("deadline", false, null), 1, "deadline"),
         Arguments.of(new ResourceExhaustedException("rate", "too fast", null), 1, "too fast"),
+        Arguments.of(new InsufficientStorageException("n2", "/var/lib/nova/n2", 12L << 20, 1L << 30,
+            "Append nova://a/b: node n2 is low on disk:\n...", null), 8, "insufficient storage: node n2 has 12.0 MiB"
+            + " free on /var/lib/nova/n2, below its reserve of 1.0 GiB; nothing was written. Retry once space is"
+            + " freed"),
         Arguments.of(new NovaInternalException("boom", ErrorCode.INTERNAL, false, null), 1, "boom"),
         Arguments.of(new IOException("disk"), 1, "I/O error: disk"),
         Arguments.of(new IllegalStateException(), 1, "IllegalStateException"));

@@ -18,9 +18,14 @@ import java.util.OptionalLong;
  * @param replicaStatus one entry per replica, in the order of {@code replicas}
  * @param streamCount shard groups: how many streams the meta group places on this shard; empty for the
  *     meta group and when no meta replica answered
+ * @param streamRecords shard groups: records its live streams retain (tail minus first retained seq_num,
+ *     summed), as its leader reports them; empty for the meta group and when no replica reported them
+ * @param streamBytes shard groups: metered bytes its live streams retain (appended minus trimmed), as for
+ *     {@code streamRecords}
  */
 public record GroupStatus(String name, String groupId, List<String> replicas, String leader, long term,
-        long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount) {
+        long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount,
+        OptionalLong streamRecords, OptionalLong streamBytes) {
 
     /** Copies the lists; rejects nulls. */
     public GroupStatus {
@@ -30,5 +35,14 @@ public record GroupStatus(String name, String groupId, List<String> replicas, St
         Objects.requireNonNull(leader, "leader");
         replicaStatus = List.copyOf(Objects.requireNonNull(replicaStatus, "replicaStatus"));
         Objects.requireNonNull(streamCount, "streamCount");
+        Objects.requireNonNull(streamRecords, "streamRecords");
+        Objects.requireNonNull(streamBytes, "streamBytes");
+    }
+
+    /** A group whose retained records and bytes are not known. */
+    public GroupStatus(String name, String groupId, List<String> replicas, String leader, long term,
+            long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount) {
+        this(name, groupId, replicas, leader, term, commitIndex, appliedIndex, replicaStatus, streamCount,
+                OptionalLong.empty(), OptionalLong.empty());
     }
 }

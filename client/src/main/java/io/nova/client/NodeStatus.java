@@ -17,9 +17,13 @@ import java.util.OptionalLong;
  *     {@code /metrics}), or "" when the answering node runs a version that does not report it
  * @param dataBytes what its replicas hold, in bytes: stores (SST files and memtables) plus Raft log
  *     segments; empty when it is down or runs a version that does not report it
+ * @param diskFreeBytes the usable free bytes of its data volume at its last sample; empty when it is down
+ *     or runs a version that does not report it
+ * @param diskLow whether its data volume is below its reserve, so that as a leader it refuses appends,
+ *     fences and creations ({@link io.nova.client.errors.InsufficientStorageException}); false when unknown
  */
 public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
-        String version, String httpAddress, OptionalLong dataBytes) {
+        String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow) {
 
     /** Rejects nulls. */
     public NodeStatus {
@@ -29,6 +33,14 @@ public record NodeStatus(String nodeId, String raftAddress, String apiAddress, b
         Objects.requireNonNull(version, "version");
         Objects.requireNonNull(httpAddress, "httpAddress");
         Objects.requireNonNull(dataBytes, "dataBytes");
+        Objects.requireNonNull(diskFreeBytes, "diskFreeBytes");
+    }
+
+    /** A node whose data volume is not known. */
+    public NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
+            String version, String httpAddress, OptionalLong dataBytes) {
+        this(nodeId, raftAddress, apiAddress, reachable, up, version, httpAddress, dataBytes, OptionalLong.empty(),
+                false);
     }
 
     /** A node whose data size is not known. */

@@ -335,7 +335,8 @@ public final class NovaClient implements AutoCloseable {
         if (closed.get()) {
             throw new IllegalStateException("NovaClient is closed");
         }
-        return new ReadSession(pool, address, options, heartbeat, retryBudget, new Backoff(random));
+        return new ReadSession(pool, address, options, heartbeat, retryBudget, new Backoff(random),
+                leaderEndpoint(address));
     }
 
     // ---------------------------------------------------------------- control plane

@@ -12,6 +12,7 @@ import io.nova.client.internal.Backoff;
 import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.EndpointPool;
+import io.nova.client.internal.LeaderHint;
 import io.nova.client.internal.ErrorMapper;
 import io.nova.client.internal.TlsHandshake;
 import io.nova.client.internal.Protos;
@@ -67,12 +68,15 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>a resent conditional batch that misses fails with {@code resent() == true}: its first attempt
  *       may have landed (read back to decide); {@code resent() == false} means nothing was appended;
  *   <li>with {@link ProducerOptions.Builder#matchSeqNum} every batch is conditional at the previous
- *       batch's end (batches still merge) and batches are sent one at a time, each once the previous one
- *       is acknowledged (a batch pipelined behind one that misses could still land and leave a hole).
- *       A single writer then gets <b>exactly-once</b> appends: a
- *       resent batch that misses is read back, and if the stream holds exactly its records at its
- *       position the first attempt had landed and the append resolves with that position. Any other
- *       miss breaks the chain: that append and every later one fail.
+ *       batch's end (batches still merge). A single writer then gets <b>exactly-once</b> appends, and a
+ *       miss breaks the chain: that append and every later one fail. An idempotent producer (the
+ *       default) also numbers these batches and pipelines up to
+ *       {@link ProducerOptions#batchesInFlightMax()} of them: the stream admits a producer's batch only
+ *       right after its predecessor, so a batch sent behind one that missed is refused at the sequencer
+ *       and can never land after the gap the miss left. Without idempotence nothing on the server
+ *       links the batches, so they are sent one at a time, each once the previous one is acknowledged.
+ *       A resent batch that misses is read back, and if the stream holds exactly its records at its
+ *       position the first attempt had landed and the append resolves with that position.
  * </ul>
  *
  * <p><b>Idempotence</b> ({@link ProducerOptions#idempotent()}, the default). The producer draws a random
@@ -85,8 +89,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * stream remembers per producer, so every batch that may be resent is still remembered. The stream
  * forgets a producer after {@value io.nova.protocol.limits.Limits#PRODUCERS_PER_STREAM_MAX} others wrote
  * more recently; a resend then fails with {@link io.nova.client.errors.ProducerSequenceException}
- * (terminal, see below) rather than duplicating. Conditional batches carry no producer id (their match
- * already makes them exactly-once), so everything said above about them holds in both modes.
+ * (terminal, see below) rather than duplicating. {@link #appendMatch} batches carry no producer id (their
+ * match already makes them exactly-once, and a miss must not leave a gap in the numbering of a producer
+ * that goes on); the batches of an advancing match carry one, since their first miss ends the producer.
  *
  * <p><b>Failures.</b> Every append's future reports its own outcome. On top of that:
  * <ul>
@@ -176,7 +181,7 @@ public final class Producer implements AutoCloseable {
         /** Whether its linger has passed: it is sealed as soon as fewer batches are in flight than the bound. */
         boolean due;
         Long match;
-        /** Its number in the producer's sequence (idempotent plain batches), else null. */
+        /** Its number in the producer's sequence (idempotent plain or advancing batches), else null. */
         Long batchSeq;
         boolean everSent;
         boolean resent;
@@ -454,15 +459,16 @@ public final class Producer implements AutoCloseable {
     }
 
     /**
-     * How many batches may be on the wire at once. With an advancing match only one: a batch sent behind
-     * one that then misses would be checked against the tail the miss left, and lands whenever another
-     * writer happened to append exactly as many records as the missed batch held — after the writer's
-     * own missing records, a hole the chain exists to rule out. Waiting for each ack costs little
-     * throughput: the next batch keeps growing meanwhile (up to the batch bounds).
+     * How many batches may be on the wire at once. A batch of an advancing match sent behind one that
+     * then misses would, by its match alone, be checked against the tail the miss left, and land whenever
+     * another writer happened to append exactly as many records as the missed batch held: after the
+     * writer's own missing records, a hole the chain exists to rule out. An idempotent producer's numbers
+     * close that hole at the sequencer (the stream admits number n+1 only after n landed), so it
+     * pipelines; without numbers only one batch is on the wire, and the next keeps growing meanwhile.
      */
     private int batchesInFlightMax() {
         // ProducerOptions.build() keeps an idempotent producer's bound within the stream's window.
-        return advancing ? 1 : options.batchesInFlightMax();
+        return advancing && producerId == null ? 1 : options.batchesInFlightMax();
     }
 
     private static Batch newBatch() {
@@ -490,9 +496,10 @@ public final class Producer implements AutoCloseable {
             batch.match = nextMatch;
             nextMatch += batch.records.size();
         }
-        if (producerId != null && batch.match == null) {
+        if (producerId != null && (batch.match == null || advancing)) {
             // Numbered at seal, in send order; only session-ending failures refuse a plain batch, so the
-            // numbers the stream sees stay dense.
+            // numbers the stream sees stay dense. An advancing batch's miss ends the producer, so its gap
+            // is never followed by a number the stream should accept: the numbers chain the batches.
             batch.batchSeq = nextBatchSeq++;
         }
         unacked.addLast(batch);
@@ -522,30 +529,12 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /**
-     * The endpoint of the first connection: the stream's leading node when the hint asked for at open
-     * names one of this client's endpoints (waiting at most {@link #LEADER_HINT_WAIT_MS} for it), else the
-     * pool's current one. Reconnects move on from there as usual.
-     */
+    /** The endpoint of the first connection: see {@link LeaderHint}. */
     private EndpointPool.Endpoint firstEndpoint() {
-        try {
-            return leaderHint.get(LEADER_HINT_WAIT_MS, TimeUnit.MILLISECONDS).orElseGet(pool::pick);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return pool.pick();
-        } catch (ExecutionException | TimeoutException e) {
-            return pool.pick();
-        }
+        return LeaderHint.firstEndpoint(leaderHint, pool);
     }
 
-    /**
-     * The longest the first connection waits for the leader hint, in ms: a round trip to one node and a
-     * meta read, normally a few ms (more for a channel's first connection); a cluster slower than this
-     * to answer gains little from the saved hop.
-     */
-    static final long LEADER_HINT_WAIT_MS = 1000;
-
-    /** Sends the oldest sealed batch not yet on the wire, if the window has room (advancing match only). */
+    /** Sends the oldest sealed batch not yet on the wire, if the window has room. */
     private void sendQueued() {
         if (requests != null && sent < batchesInFlightMax() && sent < unacked.size()) {
             int i = 0;
@@ -565,7 +554,7 @@ public final class Producer implements AutoCloseable {
         batch.everSent = true;
         requests.onNext(AppendSessionRequest.newBuilder()
                 .setInput(batch.batchSeq != null
-                        ? Protos.idempotentAppendInput(batch.records, producerId, batch.batchSeq)
+                        ? Protos.idempotentAppendInput(batch.records, batch.match, producerId, batch.batchSeq)
                         : Protos.appendInput(batch.records, batch.match, null)).build());
         sent++;
     }
@@ -638,10 +627,13 @@ public final class Producer implements AutoCloseable {
         }
         SequenceMismatchException miss = new SequenceMismatchException(head.match, tail, head.resent, null);
         if (advancing) {
-            // The chain is broken: no later batch may land (none was sent; see batchesInFlightMax()).
+            // The chain is broken: no later batch may land. Batches pipelined behind it are refused at
+            // the sequencer (their numbers follow the missed one; see batchesInFlightMax()), and ending the
+            // session now drops their answers, which no longer matter.
             failure = miss;
             fail(head, miss);
             failAll(miss);
+            endSession();
             return;
         }
         fail(head, miss);
@@ -658,6 +650,11 @@ public final class Producer implements AutoCloseable {
         failure = fenced;
         fail(head, fenced);
         failAll(fenced);
+        endSession();
+    }
+
+    /** Ends the session after a terminal failure that already failed every pending append. */
+    private void endSession() {
         if (requests != null) {
             generation++; // the session's remaining answers are for batches already failed
             requests.onCompleted();

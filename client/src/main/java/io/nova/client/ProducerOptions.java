@@ -20,9 +20,10 @@ import java.util.OptionalLong;
  * {@value Limits#PRODUCERS_PER_STREAM_MAX} producers), so a batch resent after a reconnect lands once: a
  * resend whose first attempt had landed is answered with the original ack. For that the Producer keeps at
  * most {@value Limits#PRODUCER_WINDOW_BATCHES} batches on the wire ({@link #batchesInFlightMax()} above it
- * is refused at {@code build()}). Conditional batches ({@code appendMatch}, an advancing match) carry no
- * producer id: a match already makes them exactly-once. With {@code idempotent(false)} a plain append is
- * at-least-once, as the contract's default for one-shot appends.
+ * is refused at {@code build()}). {@code appendMatch} batches carry no producer id: a match already makes
+ * them exactly-once. The batches of an advancing match ({@link Builder#matchSeqNum}) do, which lets them
+ * be pipelined (see {@link Producer}). With {@code idempotent(false)} a plain append is at-least-once, as
+ * the contract's default for one-shot appends.
  */
 public final class ProducerOptions {
 
@@ -182,8 +183,9 @@ public final class ProducerOptions {
 
         /**
          * Makes every batch conditional: the first at {@code matchSeqNum}, each next one at the previous
-         * batch's end. For a single writer this makes appends exactly-once across reconnects. Batches are
-         * then sent one at a time, whatever {@link #batchesInFlightMax} says (see {@link Producer}).
+         * batch's end. For a single writer this makes appends exactly-once across reconnects. An idempotent
+         * producer pipelines up to {@link #batchesInFlightMax} of these batches; with {@code idempotent(false)}
+         * they are sent one at a time, whatever {@link #batchesInFlightMax} says (see {@link Producer}).
          */
         public Builder matchSeqNum(long matchSeqNum) {
             this.matchSeqNum = OptionalLong.of(NovaClient.checkMatchSeqNum(matchSeqNum));

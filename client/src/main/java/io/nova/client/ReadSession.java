@@ -9,6 +9,7 @@ import io.nova.client.internal.Backoff;
 import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.EndpointPool;
+import io.nova.client.internal.LeaderHint;
 import io.nova.client.internal.ErrorMapper;
 import io.nova.client.internal.TlsHandshake;
 import io.nova.client.internal.Protos;
@@ -86,8 +87,13 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
     private boolean ended;
     private boolean closed;
 
+    /**
+     * @param leaderHint the endpoint of the node leading the stream's group, if the client knows one: the
+     *     first connection goes there ({@link LeaderHint}), where each read step is local to the leader
+     */
     ReadSession(EndpointPool pool, StreamAddress address, ReadOptions options, Duration heartbeat,
-            Duration reconnectBudget, Backoff backoff) {
+            Duration reconnectBudget, Backoff backoff,
+            java.util.concurrent.CompletableFuture<java.util.Optional<EndpointPool.Endpoint>> leaderHint) {
         this.pool = pool;
         this.address = address;
         this.options = options;
@@ -96,7 +102,7 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         this.backoff = backoff;
         this.countLeft = options.count().orElse(Long.MAX_VALUE);
         this.bytesLeft = options.bytes().orElse(Long.MAX_VALUE);
-        this.endpoint = pool.pick();
+        this.endpoint = LeaderHint.firstEndpoint(leaderHint, pool);
         this.lastAnswerNanos = System.nanoTime();
         connect();
     }

@@ -6,10 +6,12 @@ import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.protocol.errors.Errors;
+import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.MetaValidation;
+import io.nova.statemachine.timing.LeaderStageTimer;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.MetaStore;
 import io.nova.statemachine.store.RocksStore;
@@ -68,7 +70,15 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
    * @throws IllegalArgumentException if {@code shardCount < 1}
    */
   public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock) {
-    super(groupName, storeDir, clock, MetaCommand.getDefaultInstance());
+    this(groupName, storeDir, shardCount, clock, DiskGate.OPEN);
+  }
+
+  /**
+   * As {@link #MetaStateMachine(String, Path, int, Clock)}, refusing the creation of basins and streams
+   * as a leader while {@code diskGate} refuses growth (ADR 0025).
+   */
+  public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock, DiskGate diskGate) {
+    super(groupName, storeDir, clock, MetaCommand.getDefaultInstance(), LeaderStageTimer.NONE, diskGate);
     if (shardCount < 1) {
       throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
     }
@@ -93,6 +103,12 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
   @Override
   protected RocksStore openedStore() {
     return store;
+  }
+
+  /** Creations add basins and streams; deletions, tokens and configuration changes are admitted on a low disk. */
+  @Override
+  protected boolean growsLog(MetaCommand command) {
+    return command.hasCreateBasin() || command.hasCreateStream();
   }
 
   /** Validates names and kind, then stamps {@code arrival_ms} with the leader's clock. */

@@ -6,6 +6,7 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import io.nova.statemachine.deadline.AdmissionDeadline;
+import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
 import io.nova.statemachine.store.AppliedIndex;
@@ -59,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * node id and group name in the MDC), delegating the group's own decisions to the subclass:
  * <ul>
  *   <li>{@code startTransaction} decodes the command {@code C} (refusing undecodable bytes with
- *       INVALID_ARGUMENT), then {@link #startCommand};
+ *       INVALID_ARGUMENT), refuses a command that {@link #growsLog grows the log} while the node's
+ *       {@link DiskGate} says its volume is short of space (INSUFFICIENT_STORAGE, ADR 0025), then
+ *       {@link #startCommand};
  *   <li>{@code preAppendTransaction} refuses an entry past its deadline (ADR 0010), then {@link #admit};
  *   <li>{@code applyTransaction} skips entries the store already holds, decodes the entry, runs
  *       {@link #applyEntry} (which persists it with its index) and advances the applied index;
@@ -106,6 +109,8 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   /** Where the leader's stage durations of timed writes go ({@link #timesStages}). */
   private final LeaderStageTimer stageTimer;
   private final AdmissionDeadline admissionDeadline;
+  /** Asked before admitting a command that grows the log (ADR 0025). */
+  private final DiskGate diskGate;
   private final Parser<C> commandParser;
   /** The command's protobuf name ({@code ShardCommand}) and full name, for the undecodable-request error. */
   private final String commandName;
@@ -121,17 +126,19 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * @param commandPrototype the default instance of the group's command message (its parser and name)
    */
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype) {
-    this(groupName, storeDir, clock, commandPrototype, LeaderStageTimer.NONE);
+    this(groupName, storeDir, clock, commandPrototype, LeaderStageTimer.NONE, DiskGate.OPEN);
   }
 
   /**
    * As {@link #ReplayingStateMachine(String, Path, Clock, com.google.protobuf.Message)}, recording on the
-   * leader how long each write the subclass {@link #timesStages times} spends in each stage.
+   * leader how long each write the subclass {@link #timesStages times} spends in each stage, and refusing
+   * commands that {@link #growsLog grow the log} while {@code diskGate} refuses growth.
    */
   @SuppressWarnings("unchecked")
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
-      LeaderStageTimer stageTimer) {
+      LeaderStageTimer stageTimer, DiskGate diskGate) {
     this.stageTimer = Objects.requireNonNull(stageTimer, "stageTimer");
+    this.diskGate = Objects.requireNonNull(diskGate, "diskGate");
     this.groupName = groupName;
     this.storeDir = Objects.requireNonNull(storeDir, "storeDir");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -181,6 +188,12 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         return RatisMessages.rejected(this, request, Errors.invalidArgument("command", "a " + commandName,
             "the request is not a valid " + commandName + ": send a serialized " + commandFullName));
       }
+      if (growsLog(parsed.get())) {
+        Optional<ErrorDetail> lowDisk = diskGate.refuseGrowth();
+        if (lowDisk.isPresent()) {
+          return RatisMessages.rejected(this, request, lowDisk.get());
+        }
+      }
       TransactionContext trx = startCommand(request, parsed.get());
       if (trx.getException() == null && timesStages(parsed.get())) {
         // Ratis hands the leader's apply the same context: the marks travel with the entry in memory.
@@ -203,6 +216,15 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
       this.command = command;
       this.arrivedNanos = arrivedNanos;
     }
+  }
+
+  /**
+   * Whether {@code command} makes the log (and the store) grow by what a client sends, so that a leader
+   * short of disk refuses it: appends, fences, creations. Trims, deletions and configuration changes
+   * are small and are how space comes back, so they are admitted. No by default.
+   */
+  protected boolean growsLog(C command) {
+    return false;
   }
 
   /** Whether the leader records the stages of {@code command} (see {@link LeaderStageTimer}); no by default. */
@@ -513,6 +535,26 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         LOG.info("leader is now {}", leader);
       }
       onLeaderChanged(groupMemberId, newLeaderId);
+    }
+  }
+
+  /** Whether {@link #notifyLogFailed} has logged this replica's log failure already (Ratis reports every later entry too). */
+  private final java.util.concurrent.atomic.AtomicBoolean logFailureLogged = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Ratis' log worker failed to write this replica's log (typically ENOSPC on a follower, whose leader's
+   * disk check cannot see its volume; ADR 0025). Ratis does not recover from it: the replica stops
+   * acknowledging until the node restarts. Logged once as an ERROR saying so; the group goes on while a
+   * majority of its replicas can write.
+   */
+  @Override
+  public final void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    if (logFailureLogged.compareAndSet(false, true)) {
+      try (LogContext.Scope ignored = logScope()) {
+        LOG.error("the Raft log of this replica failed to write{} ({}): it acknowledges nothing more until this "
+            + "node restarts. Free space on its data volume, then restart the node; it catches up from the leader",
+            failedEntry == null ? "" : " the entry at index " + failedEntry.getIndex(), cause.toString());
+      }
     }
   }
 

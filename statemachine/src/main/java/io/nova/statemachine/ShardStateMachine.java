@@ -9,6 +9,7 @@ import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.ReadStart;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
+import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.errors.CommandRejectedException;
 import io.nova.statemachine.internal.Invariants;
 import io.nova.statemachine.internal.RatisMessages;
@@ -28,6 +29,7 @@ import io.nova.statemachine.stream.ShardReads;
 import io.nova.statemachine.stream.ShardSequencer;
 import io.nova.statemachine.stream.ShardValidation;
 import io.nova.statemachine.stream.StreamState;
+import io.nova.statemachine.stream.StreamUsage;
 import io.nova.statemachine.timing.LeaderStageTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -83,7 +85,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: Ratis' threading contract above; queries run concurrently with apply and read only
  * applied (committed) state; the {@link ShardSequencer} (the cursor) is guarded by its own monitor.
  */
-public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand> {
+public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand> implements StreamUsageSource {
   private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
 
   /** Applied (committed) state of every stream this replica knows. Written only by the apply thread. */
@@ -131,8 +133,31 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    */
   public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
       LeaderStageTimer stageTimer) {
-    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer);
+    this(groupName, storeDir, clock, readWaiters, stageTimer, DiskGate.OPEN);
+  }
+
+  /**
+   * @param groupName the group's name in log lines ({@code shard-3}); null for Ratis' group id
+   * @param storeDir the directory of this replica's RocksDB store (created if missing)
+   * @param clock the source of arrival times stamped on appends
+   * @param readWaiters where this shard parks long-polled reads; one per shard
+   * @param stageTimer where, as the leader, this replica records the stages of each append
+   * @param diskGate asked, as the leader, before admitting an append or a fence (ADR 0025)
+   */
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
+      LeaderStageTimer stageTimer, DiskGate diskGate) {
+    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer, diskGate);
     this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
+  }
+
+  /**
+   * Appends and fences grow the log by what a client sends. A shard's stream creation is admitted: the
+   * meta group refused the creation already if its leader was short of disk, and a stream created in the
+   * meta group but not in its shard would refuse appends later.
+   */
+  @Override
+  protected boolean growsLog(ShardCommand command) {
+    return command.hasAppend() || command.hasFence();
   }
 
   /** Appends are timed stage by stage on the leader; other writes (fences, stream changes) are rare. */
@@ -289,6 +314,11 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    * @param stream the stream's name
    */
   public record EmptyStreamDelete(DeleteStreamCommand command, String basin, String stream) {}
+
+  @Override
+  public StreamUsage streamUsage(int largestMax) {
+    return StreamUsage.of(applied.values(), largestMax);
+  }
 
   /** Keeps {@link #lifecycleStreams} in step with a stream's new applied state. */
   private void trackLifecycle(StreamState state) {

@@ -38,6 +38,8 @@ final class ClusterStatusFormat {
           .put("reachable", n.reachable()).put("up", n.up()).put("version", n.version())
           .put("leaders", leaders.get(n.nodeId()));
       putOptional(no, "data_bytes", n.dataBytes());
+      putOptional(no, "disk_free_bytes", n.diskFreeBytes());
+      no.put("disk_low", n.diskLow());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -47,6 +49,8 @@ final class ClusterStatusFormat {
           .put("applied_index", g.appliedIndex());
       o.put("state", leaderState(g, upNodes(status)).json);
       putOptional(o, "stream_count", g.streamCount());
+      putOptional(o, "stream_records", g.streamRecords());
+      putOptional(o, "stream_bytes", g.streamBytes());
       ArrayNode rs = o.putArray("replica_status");
       for (ReplicaStatus r : g.replicaStatus()) {
         ObjectNode ro = rs.addObject().put("node_id", r.nodeId()).put("up", r.up()).put("role", r.role())
@@ -83,13 +87,13 @@ final class ClusterStatusFormat {
     }
     Set<String> upNodes = upNodes(status);
     List<List<String>> groups = new ArrayList<>();
-    groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "REPLICAS"));
+    groups.add(List.of("GROUP", "LEADER", "TERM", "COMMIT", "APPLIED", "MAX-LAG", "STREAMS", "RECORDS", "BYTES",
+        "REPLICAS"));
     for (GroupStatus g : status.groups()) {
       LeaderState state = leaderState(g, upNodes);
       groups.add(List.of(g.name(), state == LeaderState.LEADER ? g.leader() : state.table, Long.toString(g.term()),
           Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
-          g.streamCount().isPresent() ? Long.toString(g.streamCount().getAsLong()) : "-",
-          replicaSummary(g, upNodes)));
+          text(g.streamCount()), text(g.streamRecords()), size(g.streamBytes()), replicaSummary(g, upNodes)));
     }
     String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
     if (withReplicas) {
@@ -168,9 +172,13 @@ final class ClusterStatusFormat {
     return status.nodes().stream().filter(NodeStatus::up).map(NodeStatus::nodeId).collect(Collectors.toSet());
   }
 
-  /** {@code up}; {@code down}; {@code raft-only} when its Raft port answers but its API does not. */
+  /**
+   * {@code up}; {@code low-disk} when it is up but its data volume is below its reserve (its leaders refuse
+   * appends, fences and creations); {@code down}; {@code raft-only} when its Raft port answers but its API
+   * does not.
+   */
   static String nodeState(NodeStatus n) {
-    return n.up() ? "up" : n.reachable() ? "raft-only" : "down";
+    return n.up() ? (n.diskLow() ? "low-disk" : "up") : n.reachable() ? "raft-only" : "down";
   }
 
   /** The largest lag among the replicas that answered, or "-" when none did. */

@@ -33,7 +33,7 @@ class ClusterStatusFormatTest {
                   OptionalLong.of(812), OptionalLong.of(3 * 1024 * 1024)),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
-              OptionalLong.of(12)),
+              OptionalLong.of(12), OptionalLong.of(4_096), OptionalLong.of(3 * 1024 * 1024)),
           new GroupStatus("shard-1", "uuid-1", List.of("n1", "n2", "n3"), "", 0, 0, 0, List.of(
               new ReplicaStatus("n1", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
@@ -47,14 +47,19 @@ class ClusterStatusFormatTest {
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
         .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
-            "leaders", "data_bytes");
+            "leaders", "data_bytes", "disk_free_bytes", "disk_low");
+    assertThat(n2.get("disk_free_bytes").isNull()).isTrue();
+    assertThat(n2.get("disk_low").asBoolean()).isFalse();
     assertThat(n2.get("up").asBoolean()).isFalse();
     assertThat(n2.get("data_bytes").isNull()).isTrue();
     assertThat(json.get("nodes").get(0).get("data_bytes").asLong()).isEqualTo(5_452_595);
     assertThat(n2.get("reachable").asBoolean()).isTrue();
     JsonNode meta = json.get("groups").get(0);
     assertThat(meta.fieldNames()).toIterable().containsExactly("name", "group_id", "replicas", "leader", "term",
-        "commit_index", "applied_index", "state", "stream_count", "replica_status");
+        "commit_index", "applied_index", "state", "stream_count", "stream_records", "stream_bytes", "replica_status");
+    assertThat(meta.get("stream_records").isNull()).isTrue();
+    assertThat(json.get("groups").get(1).get("stream_records").asLong()).isEqualTo(4_096);
+    assertThat(json.get("groups").get(1).get("stream_bytes").asLong()).isEqualTo(3 * 1024 * 1024);
     assertThat(meta.get("state").asText()).isEqualTo("leader");
     assertThat(json.get("groups").get(1).get("state").asText()).isEqualTo("no_quorum");
     assertThat(meta.get("stream_count").isNull()).isTrue();
@@ -96,10 +101,10 @@ class ClusterStatusFormatTest {
   void leaderlessGroupsOfUpNodesAreSaidToBeElectingOrStarting() {
     List<String> lines = ClusterStatusFormat.tables(RESTARTING, false).lines().toList();
     assertThat(lines).contains(
-        "GROUP    LEADER    TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
-        "meta     n2        5     30      30       0        -        n1 n2 n3",
-        "shard-0  electing  8     40      40       -        3        n1 n2 n3(starting)",
-        "shard-1  starting  3     9       9        -        1        n1 n2(starting) n3(starting)",
+        "GROUP    LEADER    TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  RECORDS  BYTES  REPLICAS",
+        "meta     n2        5     30      30       0        -        -        -      n1 n2 n3",
+        "shard-0  electing  8     40      40       -        3        -        -      n1 n2 n3(starting)",
+        "shard-1  starting  3     9       9        -        1        -        -      n1 n2(starting) n3(starting)",
         "shard-0 (1 group): electing a leader: a majority of the replicas run, which elects one within a few"
             + " seconds (usual right after nodes start); appends and reads of their streams wait or answer"
             + " UNAVAILABLE until then.",
@@ -120,14 +125,31 @@ class ClusterStatusFormatTest {
         "n1    up         1      1.0.0    5.2 MiB  h:7701  h:7901  h:7801",
         "n2    raft-only  0      -        -        h:7702  h:7902  h:7802",
         "n3    down       0      -        -        h:7703  h:7903  h:7803",
-        "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  REPLICAS",
-        "meta     n1      4     20      20       0        -        n1 n2(down) n3(down)",
-        "shard-0  NONE    7     105     100      5        12       n1(lag 5) n2(down) n3(down)",
-        "shard-1  NONE    0     0       0        -        0        n1(starting) n2(down) n3(down)",
+        "GROUP    LEADER  TERM  COMMIT  APPLIED  MAX-LAG  STREAMS  RECORDS  BYTES    REPLICAS",
+        "meta     n1      4     20      20       0        -        -        -        n1 n2(down) n3(down)",
+        "shard-0  NONE    7     105     100      5        12       4096     3.0 MiB  n1(lag 5) n2(down) n3(down)",
+        "shard-1  NONE    0     0       0        -        0        -        -        n1(starting) n2(down) n3(down)",
         "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG  STORE  LOG",
         "meta     n2       down       -     -       -        17     -    -      -",
         "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",
         "shard-1  n1       starting   -     -       -        -      -    -      -");
+  }
+
+  @Test
+  void aNodeBelowItsDiskReserveIsMarkedLowDiskWithItsFreeBytes() {
+    ClusterStatus lowDisk = new ClusterStatus("n1",
+        List.of(new NodeStatus("n1", "h:7801", "h:7701", true, true, "1.0.0", "h:7901", OptionalLong.of(1024),
+                OptionalLong.of(5L << 30), false),
+            new NodeStatus("n2", "h:7802", "h:7702", true, true, "1.0.0", "h:7902", OptionalLong.of(2048),
+                OptionalLong.of(12L << 20), true)),
+        RESTARTING.groups());
+    assertThat(ClusterStatusFormat.tables(lowDisk, false).lines().toList()).contains(
+        "NODE  STATUS    LEADS  VERSION  DATA     API     HTTP    RAFT",
+        "n1    up        0      1.0.0    1.0 KiB  h:7701  h:7901  h:7801",
+        "n2    low-disk  1      1.0.0    2.0 KiB  h:7702  h:7902  h:7802");
+    JsonNode n2 = ClusterStatusFormat.json(lowDisk).get("nodes").get(1);
+    assertThat(n2.get("disk_low").asBoolean()).isTrue();
+    assertThat(n2.get("disk_free_bytes").asLong()).isEqualTo(12L << 20);
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.DeadlineExceededException;
 import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InsufficientStorageException;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaException;
@@ -153,6 +154,9 @@ public final class ErrorMapper {
                     text, d.getUnavailable().getMayHaveTakenEffect(), cause);
             case RESOURCE_EXHAUSTED -> new ResourceExhaustedException(
                     d.getResourceExhausted().getLimit(), text, cause);
+            case INSUFFICIENT_STORAGE -> new InsufficientStorageException(d.getInsufficientStorage().getNodeId(),
+                    d.getInsufficientStorage().getVolume(), d.getInsufficientStorage().getFreeBytes(),
+                    d.getInsufficientStorage().getReserveBytes(), text, cause);
             // The leader refused the write at admission, past its deadline: nothing was appended.
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(text, false, cause);
             case UNAUTHENTICATED -> new UnauthenticatedException(d.getUnauthenticated().getReason(), text, cause);

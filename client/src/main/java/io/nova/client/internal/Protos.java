@@ -41,10 +41,12 @@ public final class Protos {
     }
 
     /**
-     * The same batch as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes).
+     * The same batch as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes),
+     * conditional on {@code matchSeqNum} when that is not null.
      */
-    public static AppendInput idempotentAppendInput(List<AppendRecord> records, byte[] producerId, long batchSeq) {
-        return appendInputBuilder(records, null, null)
+    public static AppendInput idempotentAppendInput(List<AppendRecord> records, Long matchSeqNum, byte[] producerId,
+            long batchSeq) {
+        return appendInputBuilder(records, matchSeqNum, null)
                 .setProducerId(com.google.protobuf.ByteString.copyFrom(producerId)).setProducerBatchSeq(batchSeq)
                 .build();
     }
@@ -185,13 +187,16 @@ public final class Protos {
     public static ClusterStatus clusterStatus(GetClusterStatusResponse r) {
         List<NodeStatus> nodes = r.getNodesList().stream()
                 .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
-                        n.getUp(), n.getVersion(), n.getHttpAddress(), optional(n.hasDataBytes(), n.getDataBytes())))
+                        n.getUp(), n.getVersion(), n.getHttpAddress(), optional(n.hasDataBytes(), n.getDataBytes()),
+                        optional(n.hasDiskFreeBytes(), n.getDiskFreeBytes()), n.getDiskLow()))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
                         g.getTerm(), g.getCommitIndex(), g.getAppliedIndex(),
                         g.getReplicaStatusList().stream().map(Protos::replicaStatus).toList(),
-                        g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty()))
+                        g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty(),
+                        optional(g.hasStreamRecords(), g.getStreamRecords()),
+                        optional(g.hasStreamBytes(), g.getStreamBytes())))
                 .toList();
         return new ClusterStatus(r.getNodeId(), nodes, groups);
     }

@@ -12,6 +12,7 @@ import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.BasinNotEmptyException;
 import io.nova.client.errors.DeadlineExceededException;
 import io.nova.client.errors.FencedOutException;
+import io.nova.client.errors.InsufficientStorageException;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaException;
@@ -25,6 +26,7 @@ import io.nova.proto.v1.BasinNotEmpty;
 import io.nova.proto.v1.DeadlineExceeded;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.FencedOut;
+import io.nova.proto.v1.InsufficientStorage;
 import io.nova.proto.v1.Internal;
 import io.nova.proto.v1.InvalidArgument;
 import io.nova.proto.v1.NotFound;
@@ -130,6 +132,24 @@ class ErrorMapperTest {
             assertThat(e).isInstanceOf(UnavailableException.class);
             assertThat(e.mayHaveTakenEffect()).isEqualTo(flag);
         }
+    }
+
+    @Test
+    void insufficientStorageIsATypedRetriableResourceExhaustedNamingNodeVolumeFreeAndReserve() {
+        NovaException e = map(Status.Code.RESOURCE_EXHAUSTED, ErrorDetail.newBuilder().setInsufficientStorage(
+                InsufficientStorage.newBuilder().setNodeId("n2").setVolume("/data/n2").setFreeBytes(1234)
+                        .setReserveBytes(1 << 30)), APPEND);
+        assertThat(e).isInstanceOf(ResourceExhaustedException.class);
+        InsufficientStorageException s = (InsufficientStorageException) e;
+        assertThat(s.nodeId()).isEqualTo("n2");
+        assertThat(s.volume()).isEqualTo("/data/n2");
+        assertThat(s.freeBytes()).isEqualTo(1234);
+        assertThat(s.reserveBytes()).isEqualTo(1 << 30);
+        assertThat(s.limit()).isEqualTo(InsufficientStorageException.LIMIT);
+        assertThat(s.retriable()).isTrue();
+        assertThat(s.mayHaveTakenEffect()).as("refused before the log").isFalse();
+        assertThat(s.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+        assertThat(s).hasMessage("Append nova://b/s: server says");
     }
 
     @Test

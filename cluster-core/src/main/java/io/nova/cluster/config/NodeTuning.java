@@ -77,23 +77,34 @@ import io.nova.protocol.limits.Limits;
  * @param readWaiterAnswerThreadsMax threads answering a node's woken parked reads, off the apply threads.
  *     Default 4: each answer is one short local read.
  * @param raftAppenderWaitTimeMinMs the least a leader's log appender waits before it sends followers the
- *     entries gathered so far ({@code raft.server.log.appender.wait-time.min}), 0 to 1000 ms. Default 1,
- *     Ratis' own: a batching delay that an entry written one at a time pays in full.
+ *     entries gathered so far ({@code raft.server.log.appender.wait-time.min}), 0 to 1000 ms. Default 0
+ *     (Ratis' is 1): a batching delay that an entry written one at a time pays in full.
  * @param raftLeaderOutstandingAppendsMax append requests a leader may have sent one follower and not yet
- *     had answered ({@code raft.grpc.server.leader.outstanding.appends.max}), 1 to 1024. Default 8,
- *     Ratis' own.
+ *     had answered ({@code raft.grpc.server.leader.outstanding.appends.max}), 1 to 1024. Default 128
+ *     (Ratis' is 8), so a pipelined session's batches are not held back behind unanswered ones.
  * @param raftGrpcFlowControlWindowBytes the HTTP/2 flow-control window of the Raft gRPC server and of the
  *     leader's channels to its followers ({@code raft.grpc.flow.control.window}), 64 KiB to 64 MiB.
- *     Default 1 MiB, Ratis' own.
+ *     Default 4 MiB (Ratis' is 1 MiB): four full 1 MiB entries on the wire to a follower at once.
  * @param raftLogMetadataEnabled whether a leader appends a metadata entry recording the commit index
- *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default true, Ratis' own: a
- *     restarted replica recovers its commit index from the last one and replays its log up to it at once.
- *     Off, it saves that entry's write (and its share of an fsync) per commit, and a restarted replica
- *     applies nothing past its snapshot until a leader tells it the commit index (after an election when
- *     every node restarted); safety is unchanged, the commit index is Raft's to recover.
+ *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default true, Ratis' own, though
+ *     the entry is a second replicated, fsynced log write per commit: a restarted replica recovers its
+ *     commit index from the last one at once, and a node that lost its data tells from its peers' commit
+ *     indexes that it must rejoin rather than bootstrap (docs/adr/0006). Off, a restarted replica reports
+ *     and applies nothing past its snapshot until a leader tells it the commit index, so a wiped node
+ *     starting while its peers have just restarted can take the group for unused: off is for measurement
+ *     only (WipedNodeRejoinTest failed with it).
+ * @param raftLogFlushBackground whether a replica counts a log entry as written once it is in the
+ *     operating system's page cache, with the fsync running in the background
+ *     ({@code raft.server.log.unsafe-flush.enabled}). Default false: an append is acknowledged only once a
+ *     majority has fsynced it, so it survives the power failure of every node. True is Kafka's default
+ *     durability (acknowledged on replication to a majority's memory): it survives the crash of any
+ *     process and the power failure of a minority, but a power failure of a majority at once can lose
+ *     acknowledged appends, and a replica that lost entries it had acknowledged can then help elect a
+ *     leader without them. Opt-in, per node; every node of a cluster should agree.
  * @param localLeaderWritesEnabled whether the gateway submits a write to this node's own replica when it
- *     leads the write's group, without a network hop (issue #10). Default true; false sends every write
- *     through a Ratis client over the loopback (the behaviour before; for A/B measurement).
+ *     leads the write's group, without a network hop (issue #10), and likewise a linearizable read.
+ *     Default true; false sends every write and read through a Ratis client over the loopback (the
+ *     behaviour before; for A/B measurement).
  * @param retentionPassIntervalMs how often a shard leader on this node enforces its streams' retention
  *     limits (a pass), 10 to 3600000 ms. Default 1000: a record past its retention age is unreadable about a
  *     second later, and a pass costs one binary search per stream it examines.
@@ -109,6 +120,17 @@ import io.nova.protocol.limits.Limits;
  *     pass goes on.
  * @param leaderBalanceTransferTimeoutMs how long one leadership transfer may take before Ratis gives up and
  *     the old leader goes on leading, 100 to 60000 ms. Default 5000.
+ * @param diskReserveBytes the free bytes of the node's data volume below which its leaders refuse writes
+ *     that grow the log (appends, fences, creating basins and streams) with INSUFFICIENT_STORAGE, so the Raft
+ *     log never meets a full disk (ADR 0025); they admit them again once the volume has a quarter more than
+ *     this free. {@value #DISK_RESERVE_BYTES_MIN_ENTRIES} largest log entries to 1 TiB. Default 1 GiB: what
+ *     is admitted between two samples, written but not yet flushed, plus the stores' flushes and compactions.
+ * @param diskSampleIntervalMs how often the node reads its data volume's free space, 10 to 60000 ms. Default
+ *     1000: a leader admits at most one interval's worth of writes after the volume crossed the reserve.
+ * @param metricsLargestStreamsMax streams per shard group this node leads that {@code /metrics} names, the
+ *     ones retaining the most bytes ({@code nova_stream_*} with basin and stream labels), 0 to 1000; every
+ *     stream counts in its group's totals regardless. Default 10: the series stay bounded by groups led times
+ *     this, however many streams there are.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -143,12 +165,19 @@ public record NodeTuning(
     int raftLeaderOutstandingAppendsMax,
     int raftGrpcFlowControlWindowBytes,
     boolean raftLogMetadataEnabled,
+    boolean raftLogFlushBackground,
     boolean localLeaderWritesEnabled,
     long retentionPassIntervalMs,
     int retentionStreamsPerPassMax,
     long leaderBalanceIntervalMs,
     int leaderBalanceTransfersMax,
-    long leaderBalanceTransferTimeoutMs) {
+    long leaderBalanceTransferTimeoutMs,
+    long diskReserveBytes,
+    long diskSampleIntervalMs,
+    int metricsLargestStreamsMax) {
+
+  /** The smallest {@link #diskReserveBytes()}, in largest log entries ({@link Limits#COMMAND_SERIALIZED_BYTES_MAX}). */
+  public static final int DISK_RESERVE_BYTES_MIN_ENTRIES = 4;
 
   private static final NodeTuning DEFAULTS = builder().build();
 
@@ -201,6 +230,11 @@ public record NodeTuning(
     range("leaderBalanceIntervalMs", leaderBalanceIntervalMs, 100, 86_400_000);
     range("leaderBalanceTransfersMax", leaderBalanceTransfersMax, 1, 1_000);
     range("leaderBalanceTransferTimeoutMs", leaderBalanceTransferTimeoutMs, 100, 60_000);
+    range("diskReserveBytes", diskReserveBytes,
+        (long) DISK_RESERVE_BYTES_MIN_ENTRIES * Limits.COMMAND_SERIALIZED_BYTES_MAX, 1L << 40,
+        "at least a few largest log entries, Limits.COMMAND_SERIALIZED_BYTES_MAX");
+    range("diskSampleIntervalMs", diskSampleIntervalMs, 10, 60_000);
+    range("metricsLargestStreamsMax", metricsLargestStreamsMax, 0, 1_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -337,12 +371,16 @@ public record NodeTuning(
     b.raftLeaderOutstandingAppendsMax = raftLeaderOutstandingAppendsMax;
     b.raftGrpcFlowControlWindowBytes = raftGrpcFlowControlWindowBytes;
     b.raftLogMetadataEnabled = raftLogMetadataEnabled;
+    b.raftLogFlushBackground = raftLogFlushBackground;
     b.localLeaderWritesEnabled = localLeaderWritesEnabled;
     b.retentionPassIntervalMs = retentionPassIntervalMs;
     b.retentionStreamsPerPassMax = retentionStreamsPerPassMax;
     b.leaderBalanceIntervalMs = leaderBalanceIntervalMs;
     b.leaderBalanceTransfersMax = leaderBalanceTransfersMax;
     b.leaderBalanceTransferTimeoutMs = leaderBalanceTransferTimeoutMs;
+    b.diskReserveBytes = diskReserveBytes;
+    b.diskSampleIntervalMs = diskSampleIntervalMs;
+    b.metricsLargestStreamsMax = metricsLargestStreamsMax;
     return b;
   }
 
@@ -379,16 +417,23 @@ public record NodeTuning(
     private long httpConnectionIdleMs = 90_000;
     private int readWaitersMax = 10_000;
     private int readWaiterAnswerThreadsMax = 4;
-    private long raftAppenderWaitTimeMinMs = 1;
-    private int raftLeaderOutstandingAppendsMax = 8;
-    private int raftGrpcFlowControlWindowBytes = 1 << 20;
+    // Three replication knobs differ from Ratis' defaults by measurement (docs/bench.md, "Replication
+    // knobs"). The log-metadata entry stays on: a wiped node's start-up probe relies on restarted peers
+    // knowing their commit index at once (see raftLogMetadataEnabled).
+    private long raftAppenderWaitTimeMinMs = 0;
+    private int raftLeaderOutstandingAppendsMax = 128;
+    private int raftGrpcFlowControlWindowBytes = 4 << 20;
     private boolean raftLogMetadataEnabled = true;
+    private boolean raftLogFlushBackground = false;
     private boolean localLeaderWritesEnabled = true;
     private long retentionPassIntervalMs = 1_000;
     private int retentionStreamsPerPassMax = 1_000;
     private long leaderBalanceIntervalMs = 30_000;
     private int leaderBalanceTransfersMax = 3;
     private long leaderBalanceTransferTimeoutMs = 5_000;
+    private long diskReserveBytes = 1L << 30;
+    private long diskSampleIntervalMs = 1_000;
+    private int metricsLargestStreamsMax = 10;
 
     private Builder() {}
 
@@ -552,6 +597,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder raftLogFlushBackground(boolean value) {
+      raftLogFlushBackground = value;
+      return this;
+    }
+
     public Builder localLeaderWritesEnabled(boolean value) {
       localLeaderWritesEnabled = value;
       return this;
@@ -582,6 +632,21 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder diskReserveBytes(long value) {
+      diskReserveBytes = value;
+      return this;
+    }
+
+    public Builder diskSampleIntervalMs(long value) {
+      diskSampleIntervalMs = value;
+      return this;
+    }
+
+    public Builder metricsLargestStreamsMax(int value) {
+      metricsLargestStreamsMax = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -596,9 +661,9 @@ public record NodeTuning(
           sseResolveBudgetMs, sseUnavailableBudgetMs, ssePauseMs, sseReconnectMs, httpRequestBodyBytesMax,
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
-          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, localLeaderWritesEnabled,
+          raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
-          leaderBalanceTransferTimeoutMs);
+          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax);
     }
   }
 }

@@ -4,6 +4,8 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.statemachine.LeaderChanges;
+import io.nova.statemachine.StreamUsageSource;
+import io.nova.statemachine.stream.StreamUsage;
 import io.nova.cluster.raft.ReplicaDisk;
 import io.nova.statemachine.store.StoreUsage;
 import java.util.List;
@@ -58,10 +60,17 @@ final class GroupMetrics {
   /** Gauge: estimated keys in this replica's store (records, plus a few per stream). */
   static final String STORE_KEYS = "store_keys";
 
+  /** Gauge (shards; NaN for meta): live streams in this replica's applied state. */
+  static final String STREAMS = "streams";
+  /** Gauge (shards only): records its live streams retain (tail minus first retained seq_num, summed). */
+  static final String STREAM_RECORDS = "stream_records";
+  /** Gauge (shards only): metered bytes its live streams retain (appended minus trimmed, summed). */
+  static final String STREAM_BYTES = "stream_bytes";
+
   /** Every per-group metric, in the order above. */
   static final List<String> ALL = List.of(IS_LEADER, LEADER_KNOWN, TERM, COMMIT_INDEX, APPLIED_INDEX,
       APPLY_LAG, LOG_ENTRIES, LOG_BYTES, LEADER_CHANGES, STORE_SST_BYTES, STORE_LIVE_DATA_BYTES,
-      STORE_MEMTABLE_BYTES, STORE_PENDING_COMPACTION_BYTES, STORE_KEYS);
+      STORE_MEMTABLE_BYTES, STORE_PENDING_COMPACTION_BYTES, STORE_KEYS, STREAMS, STREAM_RECORDS, STREAM_BYTES);
 
   private GroupMetrics() {}
 
@@ -96,6 +105,9 @@ final class GroupMetrics {
       store(registry, group, STORE_MEMTABLE_BYTES, spec, divisions, StoreUsage::memtableBytes);
       store(registry, group, STORE_PENDING_COMPACTION_BYTES, spec, divisions, StoreUsage::pendingCompactionBytes);
       store(registry, group, STORE_KEYS, spec, divisions, StoreUsage::keys);
+      streams(registry, group, STREAMS, spec, divisions, StreamUsage::streams);
+      streams(registry, group, STREAM_RECORDS, spec, divisions, StreamUsage::records);
+      streams(registry, group, STREAM_BYTES, spec, divisions, StreamUsage::bytes);
       registry.register(name(group, LEADER_CHANGES), new ObservedCount(() -> divisions.apply(spec)
           .map(d -> d.getStateMachine() instanceof LeaderChanges lc ? lc.leaderChangesObserved() : 0L)
           .orElse(0L)));
@@ -113,6 +125,16 @@ final class GroupMetrics {
       Function<GroupSpec, Optional<RaftServer.Division>> divisions, ToLongFunction<StoreUsage> read) {
     gauge(registry, group, metric, spec, divisions,
         d -> ReplicaDisk.store(d).map(u -> (double) read.applyAsLong(u)).orElse(Double.NaN));
+  }
+
+  /**
+   * A gauge of a shard's stream totals: one pass over its streams per read, naming none of them. NaN for
+   * the meta group, which holds no records.
+   */
+  private static void streams(MetricRegistry registry, String group, String metric, GroupSpec spec,
+      Function<GroupSpec, Optional<RaftServer.Division>> divisions, ToLongFunction<StreamUsage> read) {
+    gauge(registry, group, metric, spec, divisions, d -> d.getStateMachine() instanceof StreamUsageSource s
+        ? read.applyAsLong(s.streamUsage(0)) : Double.NaN);
   }
 
   /** Applied is read before commit: both only grow, so the difference is never negative from skew. */

@@ -61,9 +61,12 @@ public final class MetricsExposition {
   private final List<DropwizardExports> bridges;
   private final PrometheusTextFormatWriter textWriter = new PrometheusTextFormatWriter(false);
   private final ObjectMapper json;
+  /** The per-stream families, computed at each scrape (Prometheus text only). */
+  private final LargestStreams largestStreams;
 
-  MetricsExposition(MetricRegistry registry, List<String> groups) {
+  MetricsExposition(MetricRegistry registry, List<String> groups, LargestStreams largestStreams) {
     this.registry = registry;
+    this.largestStreams = largestStreams;
     CustomLabelMapper groupLabel = groupLabelMapper();
     List<DropwizardExports> b = new ArrayList<>();
     // Latencies are histograms (LatencyTimer); the bridge would make them summaries.
@@ -105,7 +108,7 @@ public final class MetricsExposition {
 
   /**
    * The bridge's snapshots of every metric, with each per-group family merged into one, the latency
-   * histograms and the JVM's metrics.
+   * histograms, the JVM's metrics, then the bounded per-stream families ({@link LargestStreams}).
    */
   MetricSnapshots snapshots() {
     Map<String, List<MetricSnapshot>> byName = new TreeMap<>();
@@ -120,6 +123,7 @@ public final class MetricsExposition {
     MetricSnapshots.Builder all = MetricSnapshots.builder();
     byName.forEach((name, same) ->
         all.metricSnapshot(name.startsWith(GROUP_FAMILY_PREFIX) ? groupFamily(same) : only(same)));
+    largestStreams.collect().forEach(all::metricSnapshot);
     return all.build();
   }
 

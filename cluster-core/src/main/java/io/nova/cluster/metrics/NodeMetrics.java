@@ -2,6 +2,7 @@ package io.nova.cluster.metrics;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.GroupSpec;
 import java.util.List;
 import java.util.Optional;
@@ -28,10 +29,11 @@ public final class NodeMetrics implements AutoCloseable {
   private final JmxReporter jmx;
 
   private NodeMetrics(String nodeId, List<GroupSpec> groups,
-      Function<GroupSpec, Optional<RaftServer.Division>> divisions) {
+      Function<GroupSpec, Optional<RaftServer.Division>> divisions, int largestStreamsMax) {
     registry = new MetricRegistry();
     GroupMetrics.register(registry, groups, divisions);
-    exposition = new MetricsExposition(registry, groups.stream().map(GroupSpec::name).toList());
+    exposition = new MetricsExposition(registry, groups.stream().map(GroupSpec::name).toList(),
+        new LargestStreams(groups, divisions, largestStreamsMax));
     jmxDomain = JMX_DOMAIN_PREFIX + nodeId;
     jmx = JmxReporter.forRegistry(registry)
         .inDomain(jmxDomain)
@@ -49,7 +51,16 @@ public final class NodeMetrics implements AutoCloseable {
    */
   public static NodeMetrics start(String nodeId, List<GroupSpec> groups,
       Function<GroupSpec, Optional<RaftServer.Division>> divisions) {
-    NodeMetrics metrics = new NodeMetrics(nodeId, groups, divisions);
+    return start(nodeId, groups, divisions, NodeTuning.defaults().metricsLargestStreamsMax());
+  }
+
+  /**
+   * As {@link #start(String, List, Function)}, naming in {@code /metrics} the {@code largestStreamsMax}
+   * largest streams of each shard this node leads ({@link NodeTuning#metricsLargestStreamsMax()}).
+   */
+  public static NodeMetrics start(String nodeId, List<GroupSpec> groups,
+      Function<GroupSpec, Optional<RaftServer.Division>> divisions, int largestStreamsMax) {
+    NodeMetrics metrics = new NodeMetrics(nodeId, groups, divisions, largestStreamsMax);
     metrics.jmx.start();
     return metrics;
   }

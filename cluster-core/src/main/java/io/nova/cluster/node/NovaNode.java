@@ -2,6 +2,8 @@ package io.nova.cluster.node;
 
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.disk.DiskWatcher;
+import io.nova.cluster.disk.FreeSpaceSource;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.LeaderStageMetrics;
@@ -11,6 +13,7 @@ import io.nova.cluster.tls.NodeTls;
 import io.nova.cluster.tls.RaftTls;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
+import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
@@ -105,10 +108,13 @@ public final class NovaNode implements AutoCloseable {
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
+  /** Watches the data volume's free space; its leaders refuse log growth while it is short (ADR 0025). */
+  private final DiskWatcher disk;
 
   private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics,
-      ExecutorService waiterAnswers, NodeTls tls) {
+      ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk) {
     this.config = config;
+    this.disk = disk;
     this.tls = tls;
     this.layout = layout;
     this.server = server;
@@ -122,7 +128,7 @@ public final class NovaNode implements AutoCloseable {
    * Starts the Raft server and joins (or bootstraps) every group placed on this node.
    *
    * @param tuning sizes the shards' parked reads ({@link NodeTuning#readWaitersMax()}) and the pool that
-   *     answers them
+   *     answers them, and sets the data volume's reserve and sample interval ({@link DiskWatcher})
    * @param clock the clock the state machines stamp arrival times with and check write deadlines against
    * @throws IOException when the data folder cannot be used or the Raft port cannot be bound
    * @throws io.nova.cluster.tls.TlsMaterialException when a TLS file of {@link NodeConfig#tls()} cannot be used
@@ -147,12 +153,24 @@ public final class NovaNode implements AutoCloseable {
     Path dataDir = config.dataDir().toAbsolutePath();
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
     Files.createDirectories(storeRoot(config));
+    DiskWatcher disk = DiskWatcher.start(config.nodeId(), dataDir.toString(), FreeSpaceSource.of(dataDir), tuning);
+    try {
+      return startWatched(config, tuning, clock, waiterAnswers, tls, layout, raftDir, disk);
+    } catch (IOException | RuntimeException e) {
+      disk.close();
+      throw e;
+    }
+  }
+
+  private static NovaNode startWatched(NodeConfig config, NodeTuning tuning, Clock clock,
+      ExecutorService waiterAnswers, NodeTls tls, ClusterLayout layout, Path raftDir, DiskWatcher disk)
+      throws IOException {
     Map<RaftGroupId, GroupSpec> byId = layout.allGroups().stream()
         .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity()));
     // The shards are created while the server starts, before the node's registry exists.
     LeaderStageMetrics leaderStages = new LeaderStageMetrics();
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
-        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages);
+        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, disk);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
@@ -161,9 +179,10 @@ public final class NovaNode implements AutoCloseable {
         .build();
     server.start();
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
-        spec -> division(server, spec));
+        spec -> division(server, spec), tuning.metricsLargestStreamsMax());
     leaderStages.registerIn(metrics.registry());
-    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls);
+    disk.registerIn(metrics.registry());
+    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls, disk);
     try {
       node.joinMissingGroups();
     } catch (IOException | RuntimeException e) {
@@ -176,15 +195,15 @@ public final class NovaNode implements AutoCloseable {
   }
 
   private static StateMachine newStateMachine(GroupSpec spec, NodeConfig config, Clock clock,
-      Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages) {
+      Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages, DiskGate disk) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
     }
     Path dir = storeDir(config, spec);
     return spec.isMeta()
-        ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock)
-        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages);
+        ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock, disk)
+        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages, disk);
   }
 
   /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */
@@ -477,6 +496,11 @@ public final class NovaNode implements AutoCloseable {
     }
   }
 
+  /** The watcher of this node's data volume: its free space and whether its leaders refuse log growth. */
+  public DiskWatcher disk() {
+    return disk;
+  }
+
   /** This node's metrics (registry, exposition, JMX); open until {@link #close()}. */
   public NodeMetrics metrics() {
     return metrics;
@@ -526,6 +550,7 @@ public final class NovaNode implements AutoCloseable {
     }
     // After the server: closing the shards answers their parked reads on this pool.
     waiterAnswers.shutdown();
+    disk.close();
     tls.close();
   }
 }

@@ -120,6 +120,7 @@ public final class RaftTuning {
     GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, tuning.raftLeaderOutstandingAppendsMax());
     GrpcConfigKeys.setFlowControlWindow(p, SizeInBytes.valueOf(tuning.raftGrpcFlowControlWindowBytes()));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, tuning.raftLogMetadataEnabled());
+    RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, tuning.raftLogFlushBackground());
   }
 
   /**

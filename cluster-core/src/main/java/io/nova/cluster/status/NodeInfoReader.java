@@ -4,6 +4,8 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.node.NovaNode;
 import io.nova.cluster.node.NovaVersion;
 import io.nova.cluster.raft.ReplicaDisk;
+import io.nova.statemachine.StreamUsageSource;
+import io.nova.statemachine.stream.StreamUsage;
 import io.nova.proto.v1.FollowerProgress;
 import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.ReplicaInfo;
@@ -17,7 +19,8 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * This node's own view ({@code GetNodeInfo}): its version and, for each replica it hosts, the role,
+ * This node's own view ({@code GetNodeInfo}): its version, its data volume's free bytes and whether it is
+ * below the reserve, and, for each replica it hosts, the role,
  * term, leader, commit and applied index, store and log bytes; a leader adds each follower's match index, a meta replica
  * the stream count of every shard. Local reads only (one log directory listing per replica). Thread-safe.
  */
@@ -33,7 +36,11 @@ public final class NodeInfoReader {
   public GetNodeInfoResponse read() {
     GetNodeInfoResponse.Builder b = GetNodeInfoResponse.newBuilder()
         .setNodeId(node.config().nodeId())
-        .setVersion(NovaVersion.current());
+        .setVersion(NovaVersion.current())
+        .setDiskLow(node.disk().isLow());
+    if (node.disk().freeBytes() >= 0) {
+      b.setDiskFreeBytes(node.disk().freeBytes());
+    }
     for (GroupSpec spec : node.layout().groupsOn(node.config().nodeId())) {
       node.division(spec).flatMap(division -> replica(spec, division)).ifPresent(b::addReplicas);
     }
@@ -66,6 +73,10 @@ public final class NodeInfoReader {
     }
     ReplicaDisk.store(division).ifPresent(u -> r.setStoreBytes(u.sstFilesBytes() + u.memtableBytes()));
     ReplicaDisk.logBytes(division).ifPresent(r::setLogBytes);
+    if (division.getStateMachine() instanceof StreamUsageSource streams) {
+      StreamUsage usage = streams.streamUsage(0);
+      r.setStreamRecords(usage.records()).setStreamBytes(usage.bytes());
+    }
     if (division.getStateMachine() instanceof MetaStateMachine meta) {
       for (long count : meta.shardStreamCounts()) {
         r.addShardStreamCounts(count);

@@ -59,7 +59,10 @@ final class StatusAssembly {
           .setUp(info != null)
           .setVersion(info == null ? "" : info.getVersion());
       if (info != null) {
-        node.setDataBytes(dataBytes(info));
+        node.setDataBytes(dataBytes(info)).setDiskLow(info.getDiskLow());
+        if (info.hasDiskFreeBytes()) {
+          node.setDiskFreeBytes(info.getDiskFreeBytes());
+        }
       }
       b.addNodes(node);
     }
@@ -112,6 +115,11 @@ final class StatusAssembly {
     if (!spec.isMeta()) {
       metaView.filter(m -> spec.shard() < m.getShardStreamCountsCount())
           .ifPresent(m -> g.setStreamCount(m.getShardStreamCounts(spec.shard())));
+      // The leader's figures; else those of the replica that applied the most.
+      leader.map(Map.Entry::getValue).filter(ReplicaInfo::hasStreamRecords)
+          .or(() -> reported.values().stream().filter(ReplicaInfo::hasStreamRecords)
+              .max(Comparator.comparingLong(ReplicaInfo::getAppliedIndex)))
+          .ifPresent(r -> g.setStreamRecords(r.getStreamRecords()).setStreamBytes(r.getStreamBytes()));
     }
     return g.build();
   }

@@ -23,12 +23,13 @@ class NodeTuningPropertiesTest {
 
   @Test
   void namedKeysChangeAndTheOthersKeepTheirDefaults() {
-    NodeTuning t = NodeTuning.fromProperties(of("nova.tuning.raftAppenderWaitTimeMinMs", "0",
-        "nova.tuning.raftLeaderOutstandingAppendsMax", "128", "nova.tuning.raftLogMetadataEnabled", "false",
+    NodeTuning t = NodeTuning.fromProperties(of("nova.tuning.raftAppenderWaitTimeMinMs", "3",
+        "nova.tuning.raftLeaderOutstandingAppendsMax", "16", "nova.tuning.raftLogMetadataEnabled", "false",
         "nova.tuning.grpcShutdownGraceMs", " 500 ", "user.home", "/ignored"));
 
-    assertThat(t).isEqualTo(NodeTuning.defaults().toBuilder().raftAppenderWaitTimeMinMs(0)
-        .raftLeaderOutstandingAppendsMax(128).raftLogMetadataEnabled(false).grpcShutdownGraceMs(500).build());
+    assertThat(t).isEqualTo(NodeTuning.defaults().toBuilder().raftAppenderWaitTimeMinMs(3)
+        .raftLeaderOutstandingAppendsMax(16).raftLogMetadataEnabled(false).grpcShutdownGraceMs(500).build());
+    assertThat(t).isNotEqualTo(NodeTuning.defaults());
     assertThat(NodeTuning.fromProperties(new Properties())).isEqualTo(NodeTuning.defaults());
   }
 

@@ -68,7 +68,16 @@ class NodeTuningTest {
         refused("leaderBalanceIntervalMs", b -> b.leaderBalanceIntervalMs(99), "leaderBalanceIntervalMs 99"),
         refused("leaderBalanceTransfersMax", b -> b.leaderBalanceTransfersMax(1_001), "leaderBalanceTransfersMax 1001"),
         refused("leaderBalanceTransferTimeoutMs", b -> b.leaderBalanceTransferTimeoutMs(60_001),
-            "leaderBalanceTransferTimeoutMs 60001"));
+            "leaderBalanceTransferTimeoutMs 60001"),
+        refused("a disk reserve below a few largest entries",
+            b -> b.diskReserveBytes(4L * Limits.COMMAND_SERIALIZED_BYTES_MAX - 1),
+            "diskReserveBytes 6291455 must be between 6291456 and 1099511627776"),
+        refused("a disk reserve above 1 TiB", b -> b.diskReserveBytes((1L << 40) + 1), "diskReserveBytes 1099511627777"),
+        refused("diskSampleIntervalMs", b -> b.diskSampleIntervalMs(9), "diskSampleIntervalMs 9 must be between 10"),
+        refused("a disk sample interval above a minute", b -> b.diskSampleIntervalMs(60_001),
+            "diskSampleIntervalMs 60001"),
+        refused("metricsLargestStreamsMax", b -> b.metricsLargestStreamsMax(1_001),
+            "metricsLargestStreamsMax 1001 must be between 0 and 1000"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -102,7 +111,12 @@ class NodeTuningTest {
                 Limits.READ_SESSION_HEARTBEAT_MS_MAX).ssePauseMs(Limits.READ_SESSION_HEARTBEAT_MS_MIN)),
         Arguments.of("windows of exactly one largest batch",
             (UnaryOperator<NodeTuning.Builder>) b -> b.appendSessionInFlightBytesMax(
-                Limits.COMMAND_SERIALIZED_BYTES_MAX).httpRequestBodyBytesMax(Limits.BATCH_METERED_BYTES_MAX)));
+                Limits.COMMAND_SERIALIZED_BYTES_MAX).httpRequestBodyBytesMax(Limits.BATCH_METERED_BYTES_MAX)),
+        Arguments.of("the smallest disk reserve and sample interval",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(4L * Limits.COMMAND_SERIALIZED_BYTES_MAX)
+                .diskSampleIntervalMs(10).metricsLargestStreamsMax(0)),
+        Arguments.of("the largest disk reserve and sample interval",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(1L << 40).diskSampleIntervalMs(60_000)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -127,6 +141,9 @@ class NodeTuningTest {
     assertThat(d.leaderBalanceIntervalMs()).isEqualTo(30_000);
     assertThat(d.leaderBalanceTransfersMax()).isEqualTo(3);
     assertThat(d.leaderBalanceTransferTimeoutMs()).isEqualTo(5_000);
+    assertThat(d.diskReserveBytes()).isEqualTo(1L << 30);
+    assertThat(d.diskSampleIntervalMs()).isEqualTo(1_000);
+    assertThat(d.metricsLargestStreamsMax()).isEqualTo(10);
     assertThat(NodeTuning.builder().build()).isEqualTo(d);
   }
 }

@@ -22,7 +22,7 @@ public final class StatusMapper {
       case NOT_FOUND -> Status.Code.NOT_FOUND;
       case ALREADY_EXISTS -> Status.Code.ALREADY_EXISTS;
       case UNAVAILABLE -> Status.Code.UNAVAILABLE;
-      case RESOURCE_EXHAUSTED -> Status.Code.RESOURCE_EXHAUSTED;
+      case RESOURCE_EXHAUSTED, INSUFFICIENT_STORAGE -> Status.Code.RESOURCE_EXHAUSTED;
       case DEADLINE_EXCEEDED -> Status.Code.DEADLINE_EXCEEDED;
       case UNAUTHENTICATED -> Status.Code.UNAUTHENTICATED;
       case PERMISSION_DENIED -> Status.Code.PERMISSION_DENIED;

@@ -72,6 +72,15 @@ public final class ErrorMapper {
         f.put("limit", detail.getResourceExhausted().getLimit());
         return new ApiError(429, "resource_exhausted", message, f, OptionalInt.of(RETRY_AFTER_SECS));
       }
+      case INSUFFICIENT_STORAGE -> {
+        // 507 (RFC 4918): the leader's volume is below its reserve; nothing was appended, retry later.
+        var storage = detail.getInsufficientStorage();
+        f.put("node_id", storage.getNodeId());
+        f.put("volume", storage.getVolume());
+        f.put("free_bytes", storage.getFreeBytes());
+        f.put("reserve_bytes", storage.getReserveBytes());
+        return new ApiError(507, "insufficient_storage", message, f, OptionalInt.of(RETRY_AFTER_SECS));
+      }
       case UNAUTHENTICATED -> {
         String reason = detail.getUnauthenticated().getReason();
         f.put("reason", reason);
@@ -144,7 +153,8 @@ public final class ErrorMapper {
 
   /** Writes {@code error} as the response: status, Retry-After when set, JSON body. */
   public static void write(Context ctx, ApiError error) {
-    if (error.status() >= 500 && error.status() != 503 && error.status() != 504) {
+    // 503, 504 and 507 are the cluster's state (no leader, an unknown outcome, a node low on disk), not bugs.
+    if (error.status() >= 500 && error.status() != 503 && error.status() != 504 && error.status() != 507) {
       LOG.error("{} {} answered {} {}: {}", ctx.method(), ctx.path(), error.status(), error.code(),
           error.getMessage());
     } else {

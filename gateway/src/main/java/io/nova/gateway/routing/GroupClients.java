@@ -101,10 +101,13 @@ public final class GroupClients implements AutoCloseable {
   private final LocalLeaders localLeaders;
   private final LocalReplicas localReplicas;
   private final LocalFirstWrite localWrites;
+  private final LocalFirstRead localReads;
   /** Writes submitted to this node's own leading replica ({@link #registerMetrics}). */
   private final Counter localWriteCount = new Counter();
   /** Of those, the ones resent over the network after the local leader failed them. */
   private final Counter localResendCount = new Counter();
+  /** Counts the reads this node's own leading replica answered ({@link LocalFirstRead}). */
+  private final Counter localReadCount = new Counter();
 
   /** Clients of every group of {@code layout}, with the default tuning and the system clocks. */
   public GroupClients(ClusterLayout layout) {
@@ -181,6 +184,7 @@ public final class GroupClients implements AutoCloseable {
       }
     };
     this.localWrites = new LocalFirstWrite(localLeaders, localResendCount);
+    this.localReads = new LocalFirstRead(this.localLeaders);
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
@@ -200,10 +204,17 @@ public final class GroupClients implements AutoCloseable {
   /** Metric (counter): local writes resent to another node after the local leader failed them. */
   public static final String WRITES_LOCAL_RESENT = "nova.gateway.writes.local.resent";
 
-  /** Registers this gateway's routing counters ({@link #WRITES_LOCAL}, {@link #WRITES_LOCAL_RESENT}). */
+  /** Metric (counter): linearizable reads answered by this node's own replica because it led the group. */
+  public static final String READS_LOCAL = "nova.gateway.reads.local";
+
+  /**
+   * Registers this gateway's routing counters ({@link #WRITES_LOCAL}, {@link #WRITES_LOCAL_RESENT},
+   * {@link #READS_LOCAL}).
+   */
   public void registerMetrics(MetricRegistry registry) {
     registry.register(WRITES_LOCAL, localWriteCount);
     registry.register(WRITES_LOCAL_RESENT, localResendCount);
+    registry.register(READS_LOCAL, localReadCount);
   }
 
   public ClusterLayout layout() {
@@ -372,10 +383,15 @@ public final class GroupClients implements AutoCloseable {
     // The reply arrives on a Ratis client thread: it logs as the caller's node.
     Map<String, String> logContext = LogContext.capture();
     PeerMovingClient clients = readClients.get(indexOf(spec));
-    return sendQuery(clients, message(query), replyWithinMs, spec.group().getPeers().size())
-        .handle((reply, failure) -> {
+    Message message = message(query);
+    return localReads.read(spec, message, local -> local.orTimeout(replyWithinMs, TimeUnit.MILLISECONDS),
+            () -> sendQuery(clients, message, replyWithinMs, spec.group().getPeers().size()))
+        .handle((answer, failure) -> {
           try (LogContext.Scope ignored = LogContext.enter(logContext)) {
-            return complete(spec, reply, failure, parser, false);
+            if (answer != null && answer.local()) {
+              localReadCount.inc();
+            }
+            return complete(spec, answer == null ? null : answer.reply(), failure, parser, false);
           }
         });
   }

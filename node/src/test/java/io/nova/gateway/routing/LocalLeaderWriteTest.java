@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.Producer;
+import io.nova.client.ReadOptions;
+import io.nova.client.ReadSession;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamInfo;
@@ -87,6 +89,33 @@ class LocalLeaderWriteTest {
   }
 
   @Test
+  void onlyTheLeadingNodesGatewayReadsLocallyAndBothAnswerTheSame() {
+    StreamAddress s = new StreamAddress("local", "read");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    String follower = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      admin.appendMatch(s, i, List.of(AppendRecord.ofUtf8("r-" + i)));
+    }
+
+    long leaderBefore = counter(leader, GroupClients.READS_LOCAL);
+    long followerBefore = counter(follower, GroupClients.READS_LOCAL);
+    try (NovaClient viaLeader = clientOf(leader); NovaClient viaFollower = clientOf(follower)) {
+      for (int i = 0; i < 10; i++) {
+        List<SequencedRecord> fromLeader = viaLeader.read(s, ReadOptions.builder().startSeqNum(0).build()).records();
+        List<SequencedRecord> fromFollower =
+            viaFollower.read(s, ReadOptions.builder().startSeqNum(0).build()).records();
+        assertThat(fromLeader).hasSize(5).isEqualTo(fromFollower);
+        assertThat(viaLeader.checkTail(s).seqNum()).isEqualTo(viaFollower.checkTail(s).seqNum()).isEqualTo(5);
+      }
+    }
+    assertThat(counter(leader, GroupClients.READS_LOCAL) - leaderBefore)
+        .as("the leader's gateway answered its reads and tail checks from its own replica")
+        .isGreaterThanOrEqualTo(20);
+    assertThat(counter(follower, GroupClients.READS_LOCAL) - followerBefore).isZero();
+  }
+
+  @Test
   void aLocalWriteWhoseLeaderStepsDownIsResentAsTheSameInvocation() throws Exception {
     StreamAddress s = new StreamAddress("local", "moving");
     StreamInfo info = admin.createStream(s);
@@ -135,6 +164,32 @@ class LocalLeaderWriteTest {
     assertThat(acked).as("most appends were acknowledged").hasSizeGreaterThan(500);
     assertThat(counter(first, GroupClients.WRITES_LOCAL_RESENT) - resentBefore)
         .as("some local write was resent after its leader stepped down").isPositive();
+  }
+
+  @Test
+  void aReadSessionConnectsToTheNodeLeadingItsStreamAndReadsThere() throws Exception {
+    StreamAddress s = new StreamAddress("local", "tailed");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
+    for (int i = 0; i < 30; i++) {
+      admin.appendMatch(s, i, List.of(AppendRecord.ofUtf8("t-" + i)));
+    }
+    // The followers first: without the hint, the session would connect to the first endpoint.
+    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
+        + cluster.endpoint(leader);
+    long leaderReads = counter(leader, GroupClients.READS_LOCAL);
+    List<String> read = new ArrayList<>();
+    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
+            .retryBudget(Duration.ofSeconds(30)).build();
+        ReadSession session = routed.readSession(s, ReadOptions.builder().startSeqNum(0).count(30).build())) {
+      while (session.hasNext()) {
+        read.add(new String(session.next().body(), StandardCharsets.UTF_8));
+      }
+    }
+    assertThat(read).hasSize(30).startsWith("t-0").endsWith("t-29");
+    assertThat(counter(leader, GroupClients.READS_LOCAL) - leaderReads)
+        .as("the session's read steps ran on the leading node's own replica").isPositive();
   }
 
   @Test

@@ -111,6 +111,46 @@ class PipelinedAppendSessionTest {
     assertThat(bodies(s)).containsExactly("a-0", "a-1", "b-0", "b-1", "right-0", "c-0");
   }
 
+  /**
+   * The hole an advancing match alone leaves open when pipelined: the writer's batch at 0 misses because
+   * another writer appended one record first, and its next batch, sent before that answer, is checked
+   * against the tail the intruder left (1) and lands, after a gap where the writer's own record belongs.
+   * The idempotent Producer therefore numbers advancing batches; this test shows the difference on the
+   * wire, the same two batches without and with numbers.
+   */
+  @Test
+  void aNumberedBatchPipelinedBehindAMissedOneNeverLands() throws Exception {
+    StreamAddress bare = new StreamAddress("pipe", "chain-bare");
+    StreamAddress numbered = new StreamAddress("pipe", "chain-numbered");
+    String leader = leaderOf(client.createStream(bare));
+    client.createStream(numbered);
+    client.append(bare, List.of(io.nova.client.AppendRecord.ofUtf8("intruder")));
+    client.append(numbered, List.of(io.nova.client.AppendRecord.ofUtf8("intruder")));
+
+    try (RawAppendSession session = new RawAppendSession(channelTo(leader), bare.basin(), bare.stream(), null)) {
+      session.send("m0", 1, 0L);
+      session.send("m1", 1, 1L);
+      List<AppendSessionResponse> answers = session.take(2, WAIT);
+      assertThat(answers.get(0).hasRejected()).isTrue();
+      assertThat(answers.get(1).hasAck()).as("by its match alone the second batch lands").isTrue();
+    }
+    assertThat(bodies(bare)).as("the hole").containsExactly("intruder", "m1-0");
+
+    byte[] producer = new byte[16];
+    producer[0] = 7;
+    try (RawAppendSession session = new RawAppendSession(channelTo(leader),
+        numbered.basin(), numbered.stream(), null)) {
+      session.sendIdempotent("m0", 1, 0L, producer, 0);
+      session.sendIdempotent("m1", 1, 1L, producer, 1);
+      List<AppendSessionResponse> answers = session.take(1, WAIT);
+      assertThat(answers.get(0).hasRejected()).as("the first batch misses").isTrue();
+      Status ended = session.ended.get(30, TimeUnit.SECONDS);
+      assertThat(ended.getCode()).as("the second is refused as out of its producer's order, ending the session")
+          .isEqualTo(Status.Code.FAILED_PRECONDITION);
+    }
+    assertThat(bodies(numbered)).as("no record of the broken chain").containsExactly("intruder");
+  }
+
   @Test
   void whenTheLeadershipMovesMidSessionEveryAckedBatchIsThereOnceAndInOrder() throws Exception {
     StreamAddress s = new StreamAddress("pipe", "moving");

@@ -117,9 +117,29 @@ class ProducerResendTest {
   }
 
   @Test
-  void anAdvancingMatchReadsTheResentBatchBackAndAcksItsFirstAttempt() throws Exception {
+  void anIdempotentAdvancingMatchIsAnsweredWithTheOriginalAckOfItsResentBatch() throws Exception {
     StreamAddress s = newStream();
     try (Producer producer = settled(viaProxy.openStream(s, ProducerOptions.builder().matchSeqNum(0).build()))) {
+      proxy.dropNextAnswer();
+      AppendAck first = producer.append(AppendRecord.ofUtf8("a")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(proxy.awaitDropped(Duration.ZERO)).isTrue();
+      // The resend carried the batch's producer number: the stream answered it with the first attempt's ack.
+      assertThat(first.start().seqNum()).isZero();
+      assertThat(first.end().seqNum()).isEqualTo(1);
+      assertThat(first.deduplicated()).as("the resend found its first attempt").isTrue();
+      assertThat(first.resent()).as("a numbered batch cannot be in the stream twice").isFalse();
+      AppendAck next = producer.append(AppendRecord.ofUtf8("b")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(next.start().seqNum()).as("the chain goes on").isEqualTo(1);
+      producer.flush();
+    }
+    assertThat(bodies(s)).as("exactly once").containsExactly("a", "b");
+  }
+
+  @Test
+  void anAdvancingMatchWithoutIdempotenceReadsTheResentBatchBackAndAcksItsFirstAttempt() throws Exception {
+    StreamAddress s = newStream();
+    try (Producer producer = settled(viaProxy.openStream(s,
+        ProducerOptions.builder().matchSeqNum(0).idempotent(false).build()))) {
       proxy.dropNextAnswer();
       AppendAck first = producer.append(AppendRecord.ofUtf8("a")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(proxy.awaitDropped(Duration.ZERO)).isTrue();

@@ -51,6 +51,16 @@ final class RawAppendSession implements AutoCloseable {
 
   /** Sends a batch of {@code count} records with bodies {@code prefix-i}; {@code match} may be null. */
   synchronized void send(String prefix, int count, Long match) {
+    requests.onNext(AppendSessionRequest.newBuilder().setInput(input(prefix, count, match)).build());
+  }
+
+  /** {@link #send} as batch {@code batchSeq} of the idempotent producer {@code producerId} (16 bytes). */
+  synchronized void sendIdempotent(String prefix, int count, Long match, byte[] producerId, long batchSeq) {
+    requests.onNext(AppendSessionRequest.newBuilder().setInput(input(prefix, count, match)
+        .setProducerId(ByteString.copyFrom(producerId)).setProducerBatchSeq(batchSeq)).build());
+  }
+
+  private static AppendInput.Builder input(String prefix, int count, Long match) {
     AppendInput.Builder input = AppendInput.newBuilder();
     for (int i = 0; i < count; i++) {
       input.addRecords(AppendRecord.newBuilder().setBody(ByteString.copyFromUtf8(prefix + "-" + i)));
@@ -58,7 +68,7 @@ final class RawAppendSession implements AutoCloseable {
     if (match != null) {
       input.setMatchSeqNum(match);
     }
-    requests.onNext(AppendSessionRequest.newBuilder().setInput(input).build());
+    return input;
   }
 
   /** The next {@code n} responses, in arrival order, waiting up to {@code timeout} for all of them. */

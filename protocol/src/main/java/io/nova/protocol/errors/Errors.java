@@ -5,6 +5,7 @@ import io.nova.proto.v1.BasinNotEmpty;
 import io.nova.proto.v1.DeadlineExceeded;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.FencedOut;
+import io.nova.proto.v1.InsufficientStorage;
 import io.nova.proto.v1.Internal;
 import io.nova.proto.v1.InvalidArgument;
 import io.nova.proto.v1.NotFound;
@@ -140,6 +141,22 @@ public final class Errors {
     return ErrorDetail.newBuilder()
         .setMessage(message)
         .setResourceExhausted(ResourceExhausted.newBuilder().setLimit(limit))
+        .build();
+  }
+
+  /**
+   * RESOURCE_EXHAUSTED (HTTP 507): node {@code nodeId} leads the write's group and its data volume
+   * {@code volume} has {@code freeBytes} usable bytes, below its reserve of {@code reserveBytes}, so the
+   * write was refused before the log; nothing was appended and a retry is safe.
+   */
+  public static ErrorDetail insufficientStorage(String nodeId, String volume, long freeBytes, long reserveBytes) {
+    return ErrorDetail.newBuilder()
+        .setMessage("node " + nodeId + " is low on disk: its data volume " + volume + " has " + freeBytes
+            + " bytes free, below its reserve of " + reserveBytes + " bytes, so it refuses writes that grow the log;"
+            + " nothing was appended. Retry later: writes resume by themselves once space is freed (trim or delete"
+            + " streams, free space on the volume, or add capacity)")
+        .setInsufficientStorage(InsufficientStorage.newBuilder().setNodeId(nodeId).setVolume(volume)
+            .setFreeBytes(freeBytes).setReserveBytes(reserveBytes))
         .build();
   }
 

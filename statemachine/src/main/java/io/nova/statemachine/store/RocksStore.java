@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.Checkpoint;
@@ -14,6 +15,11 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.SstFileManager;
+import org.rocksdb.Env;
+import org.rocksdb.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -29,7 +35,13 @@ import org.rocksdb.WriteOptions;
  * skips every entry at or below that index. Ratis purges the log only up to a snapshot, and a snapshot is
  * a checkpoint, which flushes first: the log therefore always holds every entry after what the store has
  * on disk. RocksDB failures are storage failures and surface as {@link UncheckedIOException}; they are
- * fatal for the replica.
+ * fatal for the replica, except an I/O error of a committing write (a full volume): see {@link #commit}.
+ *
+ * <p><b>A full volume</b> (ADR 0025). When a flush or compaction hits ENOSPC, RocksDB records a background
+ * error and refuses writes until it is cleared. RocksJava has no {@code DB::Resume()}, so each store runs
+ * with an explicit {@link SstFileManager}: RocksDB's error handler then polls the volume's free space and
+ * resumes the store by itself once there is room again. Meanwhile a commit waits and retries (up to
+ * {@link #WRITE_RECOVERY_WAIT_MAX}) instead of failing the apply: an applied entry must never be skipped.
  *
  * <p>Thread-safety: RocksDB handles concurrent reads and writes; callers serialize writes (one apply thread).
  * Every use holds the read side of {@code closeLock} and {@link #close()} its write side: RocksDB frees
@@ -44,7 +56,20 @@ public abstract class RocksStore implements AutoCloseable {
     RocksDB.loadLibrary();
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
+  /**
+   * How long a commit that fails with an I/O error (a full volume) keeps retrying while RocksDB recovers,
+   * before it gives up and fails the apply (which stops the replica). Long: freeing space takes an operator.
+   */
+  public static final Duration WRITE_RECOVERY_WAIT_MAX = Duration.ofMinutes(30);
+  /** The pause between two attempts of such a commit. */
+  static final Duration WRITE_RETRY_PAUSE = Duration.ofSeconds(1);
+
   private final Options options;
+  /** Lets RocksDB's error handler poll for free space and resume itself after ENOSPC. */
+  private final SstFileManager sstFiles;
+  /** Set before {@link #close()} waits for running uses: a commit waiting for space gives up at once. */
+  private volatile boolean closing;
   private final WriteOptions writeOptions;
   protected final RocksDB db;
   private volatile AppliedIndex appliedIndex;
@@ -64,7 +89,8 @@ public abstract class RocksStore implements AutoCloseable {
       Files.createDirectories(dir);
       // One column family today; atomic flush keeps a flush all-or-nothing across families should a
       // second one be added, which is what makes a WAL-less store recoverable (ADR 0016).
-      options = new Options().setCreateIfMissing(true).setAtomicFlush(true);
+      sstFiles = new SstFileManager(Env.getDefault());
+      options = new Options().setCreateIfMissing(true).setAtomicFlush(true).setSstFileManager(sstFiles);
       writeOptions = new WriteOptions().setSync(false).setDisableWAL(true);
       db = RocksDB.open(options, dir.toString());
       byte[] applied = db.get(APPLIED_KEY);
@@ -116,10 +142,39 @@ public abstract class RocksStore implements AutoCloseable {
         applied, appliedIndex);
     try {
       batch.put(APPLIED_KEY, ByteBuffer.allocate(16).putLong(applied.term()).putLong(applied.index()).array());
-      db.write(writeOptions, batch);
-      appliedIndex = applied;
     } catch (RocksDBException e) {
       throw storageFailure("write batch at " + applied, e);
+    }
+    long startNanos = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        db.write(writeOptions, batch);
+        break;
+      } catch (RocksDBException e) {
+        if (!isIoError(e) || closing || System.nanoTime() - startNanos > WRITE_RECOVERY_WAIT_MAX.toNanos()) {
+          throw storageFailure("write batch at " + applied, e);
+        }
+        if (attempt == 1) {
+          LOG.error("the store cannot write the entry at {} ({}): applies wait until RocksDB recovers (free space "
+              + "on the volume), for at most {} min", applied, e.getMessage(), WRITE_RECOVERY_WAIT_MAX.toMinutes());
+        }
+        pause(WRITE_RETRY_PAUSE, e);
+      }
+    }
+    appliedIndex = applied;
+  }
+
+  /** Whether {@code e} is an I/O error (ENOSPC among them) that RocksDB may recover from, not a bug or corruption. */
+  private static boolean isIoError(RocksDBException e) {
+    return e.getStatus() != null && e.getStatus().getCode() == Status.Code.IOError;
+  }
+
+  private static void pause(Duration pause, RocksDBException failure) {
+    try {
+      Thread.sleep(pause.toMillis());
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw storageFailure("write (interrupted while waiting for the store to recover)", failure);
     }
   }
 
@@ -197,6 +252,7 @@ public abstract class RocksStore implements AutoCloseable {
   /** Closes the database once no use is running; idempotent. */
   @Override
   public void close() {
+    closing = true;
     closeLock.writeLock().lock();
     try {
       if (closed) {
@@ -206,6 +262,7 @@ public abstract class RocksStore implements AutoCloseable {
       db.close();
       writeOptions.close();
       options.close();
+      sstFiles.close();
     } finally {
       closeLock.writeLock().unlock();
     }
