@@ -5,6 +5,7 @@ import io.nova.cli.commands.BasinCommands;
 import io.nova.cli.commands.BenchCommand;
 import io.nova.cli.commands.CheckTailCommand;
 import io.nova.cli.commands.ClusterCommand;
+import io.nova.cli.commands.CompletionCommand;
 import io.nova.cli.commands.DevCommand;
 import io.nova.cli.commands.FenceCommands;
 import io.nova.cli.commands.ListCommand;
@@ -63,6 +64,7 @@ import picocli.CommandLine.Spec;
       TrimCommand.class,
       StreamConfigCommands.class,
       TokenCommands.class,
+      CompletionCommand.class,
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -166,6 +168,7 @@ public final class Main implements Runnable {
     dropClientOptions(cmd.getSubcommands().get("server").getCommandSpec(), true);
     // dev keeps --token: with --auth it calls its own cluster (the demo basin) and may need a token for that.
     dropClientOptions(cmd.getSubcommands().get("dev").getCommandSpec(), false);
+    dropClientOptions(cmd.getSubcommands().get("completion").getCommandSpec(), true);
     cmd.setOut(new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(Main::handleParameterException);
@@ -175,7 +178,7 @@ public final class Main implements Runnable {
 
   /**
    * {@code --endpoints} and {@code --timeout} are inherited by every verb, but {@code server} and
-   * {@code dev} run nodes rather than calling them: take them off those, so its help does not list them and passing them is an
+   * {@code dev} run nodes rather than calling them, and {@code completion} calls nothing: take them off those, so its help does not list them and passing them is an
    * unknown-option error instead of being silently ignored.
    */
   private static void dropClientOptions(CommandSpec command, boolean dropToken) {

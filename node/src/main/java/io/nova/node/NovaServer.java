@@ -204,7 +204,7 @@ public final class NovaServer implements AutoCloseable {
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
           List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
               new MetricsRoutes(node.metrics().exposition()),
-              new S2Routes(dataPlane, controlPlane, clock, tuning)), apiTls);
+              new S2Routes(dataPlane, controlPlane, clock, tuning)), apiTls, config.cors());
     } catch (IOException e) {
       Runnable[] closers = {health::close, balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close,
           node::close,

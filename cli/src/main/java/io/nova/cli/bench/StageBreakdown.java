@@ -12,24 +12,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where an append's time went during a bench run, from the nodes' own stage histograms
- * ({@code nova_append_stage_*_us} in each node's {@code /metrics}, docs/metrics.md): the gateway's stages
- * on the node that served the producer, the leader's on the shard leader. Taken once before and once
- * after the run: the sample counts are the run's (after minus before); the quantiles are each node's over
- * its last {@value #WINDOW_SECONDS} seconds, so they are the run's own when the run lasts at least that
- * long and is read right after it.
+ * Where an append's time went during a bench run, from the nodes' own stage latency histograms
+ * ({@code nova_append_stage_*_seconds} in each node's {@code /metrics}, docs/metrics.md): the gateway's
+ * stages on the node that served the producer, the leader's on the shard leader. Taken once before and
+ * once after the run; the difference of the two scrapes' bucket counts is exactly the run's samples, so
+ * the p50 and p99 printed are the run's own, estimated inside their bucket as PromQL's
+ * {@code histogram_quantile} does (linear within the bucket; bucket bounds are 1-2-5 steps).
  *
  * <p>A node that cannot be reached is reported as such; a breakdown never fails a run.
  */
 public final class StageBreakdown {
 
-  /** The window of the nodes' stage quantiles (the server's {@code StageHistograms.WINDOW_SECONDS}). */
-  public static final int WINDOW_SECONDS = 15;
   /** The longest one node's {@code /metrics} may take to answer. */
   static final Duration FETCH_TIMEOUT = Duration.ofSeconds(5);
 
@@ -37,10 +36,48 @@ public final class StageBreakdown {
   static final Map<String, String> STAGES = stages();
 
   private static final Pattern LINE = Pattern.compile(
-      "^(nova_append_stage_[a-z_]+?_us)(_count)?(?:\\{quantile=\"([0-9.]+)\"\\})? ([-+0-9.eE]+|NaN)$");
+      "^(nova_append_stage_[a-z_]+?_seconds)_(bucket|count)(?:\\{le=\"([^\"]+)\"\\})? ([-+0-9.eE]+|NaN)$");
 
-  /** One stage histogram as scraped: its sample count and its p50 and p99, in microseconds. */
-  record Stage(long count, double p50Us, double p99Us) {}
+  /**
+   * One stage histogram as scraped, or the difference of two scrapes: its sample count and its
+   * cumulative bucket counts by upper bound in seconds (the last bound is {@code +Inf}).
+   */
+  record Stage(long count, NavigableMap<Double, Long> buckets) {
+
+    /** The samples recorded between {@code earlier} (a scrape of the same node, or null) and this one. */
+    Stage since(Stage earlier) {
+      if (earlier == null) {
+        return this;
+      }
+      NavigableMap<Double, Long> moved = new TreeMap<>();
+      buckets.forEach((le, n) -> moved.put(le, n - earlier.buckets.getOrDefault(le, 0L)));
+      return new Stage(count - earlier.count, moved);
+    }
+
+    /**
+     * The {@code q} quantile in seconds, interpolated linearly inside the bucket it falls in (the first
+     * bucket starts at 0); one in the {@code +Inf} bucket reads as the highest finite bound; NaN
+     * without samples.
+     */
+    double quantile(double q) {
+      if (count <= 0) {
+        return Double.NaN;
+      }
+      double rank = q * count;
+      double lower = 0;
+      long below = 0;
+      for (Map.Entry<Double, Long> bucket : buckets.entrySet()) {
+        double upper = bucket.getKey();
+        long cumulative = bucket.getValue();
+        if (cumulative >= rank && cumulative > below) {
+          return Double.isInfinite(upper) ? lower : lower + (upper - lower) * (rank - below) / (cumulative - below);
+        }
+        lower = Double.isInfinite(upper) ? lower : upper;
+        below = cumulative;
+      }
+      return lower;
+    }
+  }
 
   /** Per node id: per stage name, what was scraped; a node that failed maps to null. */
   private final Map<String, Map<String, Stage>> byNode;
@@ -51,12 +88,12 @@ public final class StageBreakdown {
 
   private static Map<String, String> stages() {
     Map<String, String> s = new LinkedHashMap<>();
-    s.put("nova_append_stage_received_to_submitted_us", "gateway: received -> submitted to Raft");
-    s.put("nova_append_stage_leader_arrived_to_admitted_us", "leader:  arrived -> admitted");
-    s.put("nova_append_stage_leader_admitted_to_committed_us", "leader:  admitted -> committed (log, fsync, quorum)");
-    s.put("nova_append_stage_leader_applied_us", "leader:  apply");
-    s.put("nova_append_stage_submitted_to_acked_us", "gateway: submitted -> acked (whole Raft round trip)");
-    s.put("nova_append_stage_acked_to_answered_us", "gateway: acked -> answered");
+    s.put("nova_append_stage_received_to_submitted_seconds", "gateway: received -> submitted to Raft");
+    s.put("nova_append_stage_leader_arrived_to_admitted_seconds", "leader:  arrived -> admitted");
+    s.put("nova_append_stage_leader_admitted_to_committed_seconds", "leader:  admitted -> committed (log, fsync, quorum)");
+    s.put("nova_append_stage_leader_applied_seconds", "leader:  apply");
+    s.put("nova_append_stage_submitted_to_acked_seconds", "gateway: submitted -> acked (whole Raft round trip)");
+    s.put("nova_append_stage_acked_to_answered_seconds", "gateway: acked -> answered");
     return s;
   }
 
@@ -86,35 +123,34 @@ public final class StageBreakdown {
 
   /** The stage histograms in a Prometheus text exposition; other lines are ignored. */
   static Map<String, Stage> parse(String exposition) {
-    Map<String, long[]> counts = new TreeMap<>();
-    Map<String, double[]> quantiles = new TreeMap<>();
+    Map<String, Long> counts = new TreeMap<>();
+    Map<String, NavigableMap<Double, Long>> buckets = new TreeMap<>();
     for (String line : exposition.split("\n")) {
       Matcher m = LINE.matcher(line.trim());
       if (!m.matches() || m.group(4).equals("NaN")) {
         continue;
       }
       String name = m.group(1);
-      double value = Double.parseDouble(m.group(4));
-      if (m.group(2) != null) {
-        counts.computeIfAbsent(name, n -> new long[1])[0] = (long) value;
-      } else if ("0.5".equals(m.group(3))) {
-        quantiles.computeIfAbsent(name, n -> new double[2])[0] = value;
-      } else if ("0.99".equals(m.group(3))) {
-        quantiles.computeIfAbsent(name, n -> new double[2])[1] = value;
+      long value = (long) Double.parseDouble(m.group(4));
+      if (m.group(2).equals("count")) {
+        counts.put(name, value);
+      } else if (m.group(3) != null) {
+        buckets.computeIfAbsent(name, n -> new TreeMap<>()).put(upperBound(m.group(3)), value);
       }
     }
     Map<String, Stage> stages = new TreeMap<>();
-    counts.forEach((name, count) -> {
-      double[] q = quantiles.getOrDefault(name, new double[2]);
-      stages.put(name, new Stage(count[0], q[0], q[1]));
-    });
+    counts.forEach((name, count) -> stages.put(name, new Stage(count, buckets.getOrDefault(name, new TreeMap<>()))));
     return stages;
   }
 
+  /** A bucket's {@code le} label as seconds ({@code +Inf}, Prometheus' spelling, is infinity). */
+  private static double upperBound(String le) {
+    return le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le);
+  }
+
   /** Prints, per node, each stage that saw samples between {@code before} and this capture. */
-  public void printSince(StageBreakdown before, Duration runDuration, PrintStream out) {
-    out.printf(Locale.ROOT, "server-side stages (samples of this run; p50/p99 over each node's last %d s%s)%n",
-        WINDOW_SECONDS, runDuration.toSeconds() < WINDOW_SECONDS ? ", longer than this run" : "");
+  public void printSince(StageBreakdown before, PrintStream out) {
+    out.printf(Locale.ROOT, "server-side stages (samples of this run; p50/p99 estimated within 1-2-5 buckets)%n");
     byNode.forEach((node, after) -> {
       Map<String, Stage> earlier = before.byNode.get(node);
       if (after == null || earlier == null) {
@@ -123,10 +159,10 @@ public final class StageBreakdown {
       }
       STAGES.forEach((name, label) -> {
         Stage now = after.get(name);
-        long samples = now == null ? 0 : now.count() - (earlier.containsKey(name) ? earlier.get(name).count() : 0);
-        if (samples > 0) {
-          out.printf(Locale.ROOT, "  %-4s %-52s n %8d  p50 %8.3f ms  p99 %8.3f ms%n", node, label, samples,
-              now.p50Us() / 1000.0, now.p99Us() / 1000.0);
+        Stage run = now == null ? null : now.since(earlier.get(name));
+        if (run != null && run.count() > 0) {
+          out.printf(Locale.ROOT, "  %-4s %-52s n %8d  p50 %8.3f ms  p99 %8.3f ms%n", node, label, run.count(),
+              run.quantile(0.5) * 1000.0, run.quantile(0.99) * 1000.0);
         }
       });
     });

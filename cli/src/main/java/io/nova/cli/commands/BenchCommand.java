@@ -148,7 +148,7 @@ public final class BenchCommand extends ClientCommand {
     BenchReport report = bench.run();
     report.printTable(out);
     if (breakdown) {
-      StageBreakdown.capture(nodes).printSince(before, duration, out);
+      StageBreakdown.capture(nodes).printSince(before, out);
     }
     String checkResult = null;
     if (check) {

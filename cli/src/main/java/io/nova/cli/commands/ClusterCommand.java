@@ -33,7 +33,7 @@ public final class ClusterCommand implements Runnable {
     private static final ObjectMapper JSON =
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    @Option(names = "--json", description = "Print JSON instead of tables (field names in docs/cli.md).")
+    @Option(names = {"-j", "--json"}, description = "Print JSON instead of tables (field names in docs/cli.md).")
     boolean json;
 
     @Option(names = "--replicas", description = "Also print one row per replica (role, indexes, lag).")
@@ -63,7 +63,7 @@ public final class ClusterCommand implements Runnable {
         description = "At most N transfers, 1 to 1000 (default: the node's leaderBalanceTransfersMax, 3).")
     int transfersMax;
 
-    @Option(names = "--json", description = "Print JSON instead of text (field names in docs/cli.md).")
+    @Option(names = {"-j", "--json"}, description = "Print JSON instead of text (field names in docs/cli.md).")
     boolean json;
 
     @Override

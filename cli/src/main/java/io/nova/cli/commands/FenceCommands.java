@@ -8,6 +8,7 @@ import io.nova.client.StreamAddress;
 import io.nova.client.StreamPosition;
 import java.util.Optional;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code fence} and {@code fencing-token}. */
@@ -30,6 +31,8 @@ public final class FenceCommands {
         description = "At most 36 UTF-8 bytes; omit to clear the token.")
     String token;
 
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
       StreamAddress address = Addresses.stream(uri);
@@ -38,7 +41,8 @@ public final class FenceCommands {
       err().println(installed.isEmpty()
           ? "cleared the fencing token of " + address
           : "installed fencing token " + Quoting.quoted(installed) + " on " + address);
-      Output.line(main().out(), boundary.seqNum() + " " + boundary.timestampMs());
+      json.print(main().out(), JsonOption.object().set("boundary", JsonOption.position(boundary)),
+          boundary.seqNum() + " " + boundary.timestampMs());
       return ExitCodes.OK;
     }
   }
@@ -50,10 +54,17 @@ public final class FenceCommands {
     @Parameters(paramLabel = "nova://BASIN/STREAM")
     String uri;
 
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
       Optional<String> installed = client.fencingToken(Addresses.stream(uri));
-      installed.filter(t -> !t.isEmpty()).ifPresent(t -> Output.line(main().out(), t));
+      Optional<String> token = installed.filter(t -> !t.isEmpty());
+      if (json.on()) {
+        json.print(main().out(), JsonOption.object().put("fencing_token", token.orElse(null)), "");
+      } else {
+        token.ifPresent(t -> Output.line(main().out(), t));
+      }
       return ExitCodes.OK;
     }
   }

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -18,7 +19,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ls", mixinStandardHelpOptions = true,
     description = {
       "Without an argument, list the basins, one name per line.",
-      "With a basin, list its streams, one nova://BASIN/STREAM per line."
+      "With a basin, list its streams, one nova://BASIN/STREAM per line.",
+      "With --json, one object per line: {name, created_at_ms} per basin, "
+          + "{basin, stream, created_at_ms, shard, stream_id} per stream."
     })
 public final class ListCommand extends ClientCommand {
 
@@ -36,15 +39,20 @@ public final class ListCommand extends ClientCommand {
       description = "Also print the creation time (and for streams the shard and stream id).")
   boolean longFormat;
 
+  @Mixin JsonOption json;
+
   @Override
   protected int run(NovaClient client) {
     if (basin == null) {
       forEach(options -> client.listBasins(options), BasinInfo::name,
-          b -> longFormat ? b.name() + "\t" + Instant.ofEpochMilli(b.createdAtMs()) : b.name());
+          b -> json.on() ? JsonOption.object().put("name", b.name()).put("created_at_ms", b.createdAtMs()).toString()
+              : longFormat ? b.name() + "\t" + Instant.ofEpochMilli(b.createdAtMs()) : b.name());
     } else {
       String name = Addresses.basin(basin);
       forEach(options -> client.listStreams(name, options), StreamInfo::name,
-          s -> "nova://" + s.basin() + "/" + s.name()
+          s -> json.on() ? JsonOption.object().put("basin", s.basin()).put("stream", s.name())
+              .put("created_at_ms", s.createdAtMs()).put("shard", s.shard()).put("stream_id", s.streamId()).toString()
+              : "nova://" + s.basin() + "/" + s.name()
               + (longFormat
                   ? "\t" + Instant.ofEpochMilli(s.createdAtMs()) + "\tshard=" + s.shard()
                       + "\tid=" + s.streamId()

@@ -42,9 +42,11 @@ public final class StreamConfigCommands implements Runnable {
     @Parameters(paramLabel = "nova://BASIN/STREAM")
     String uri;
 
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
-      print(main().out(), client.streamConfig(Addresses.stream(uri)));
+      print(main().out(), client.streamConfig(Addresses.stream(uri)), json);
       return ExitCodes.OK;
     }
   }
@@ -58,19 +60,31 @@ public final class StreamConfigCommands implements Runnable {
 
     @Mixin RetentionOptions retention;
 
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
       if (!retention.given()) {
         throw new CommandLine.ParameterException(spec.commandLine(), "nothing to set: give --retention-age, "
             + "--retention-bytes, --retention-records, --retention-infinite or --delete-on-empty-min-age");
       }
-      print(main().out(), client.setStreamConfig(Addresses.stream(uri), retention.change()));
+      print(main().out(), client.setStreamConfig(Addresses.stream(uri), retention.change()), json);
       return ExitCodes.OK;
     }
   }
 
-  /** One {@code name value} line per setting; {@code off} for no limit. */
-  static void print(OutputStream out, StreamConfig config) {
+  /**
+   * One {@code name value} line per setting ({@code off} for no limit), or with {@code --json} one object
+   * in the HTTP API's shape: durations in ms, 0 for no limit, and the config version.
+   */
+  static void print(OutputStream out, StreamConfig config, JsonOption json) {
+    if (json.on()) {
+      json.print(out, JsonOption.object().put("retention_age_ms", config.retentionAge().toMillis())
+          .put("retention_bytes", config.retentionBytes()).put("retention_records", config.retentionRecords())
+          .put("delete_on_empty_min_age_ms", config.deletesOnEmpty() ? config.deleteOnEmptyMinAge().toMillis() : 0)
+          .put("config_version", config.version()), "");
+      return;
+    }
     Output.line(out, "retention-age " + (config.retentionAge().isZero() ? "off"
         : Durations.format(config.retentionAge())));
     Output.line(out, "retention-bytes " + (config.retentionBytes() == 0 ? "off"

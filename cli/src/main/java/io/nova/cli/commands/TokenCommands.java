@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -73,12 +74,19 @@ public final class TokenCommands implements Runnable {
       description = "List every token, one per line: ID STATE BASIN-PREFIX STREAM-PREFIX OPS EXPIRES DESCRIPTION "
           + "(never secrets; '*' is an empty prefix).")
   public static final class List extends ClientCommand {
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
       for (TokenInfo t : client.listTokens()) {
         String state = t.revokedAt().isPresent() ? "revoked"
             : t.expiresAt().filter(e -> !e.isAfter(java.time.Instant.now())).isPresent() ? "expired" : "active";
-        Output.line(main().out(), String.join("\t", t.id(), state, orStar(t.scope().basinPrefix()),
+        json.print(main().out(), JsonOption.object().put("id", t.id()).put("state", state)
+                .put("basin_prefix", t.scope().basinPrefix()).put("stream_prefix", t.scope().streamPrefix())
+                .put("operations", opsText(t.scope().operations()))
+                .put("expires_at", t.expiresAt().map(Object::toString).orElse(null))
+                .put("description", t.description()),
+            String.join("\t", t.id(), state, orStar(t.scope().basinPrefix()),
             orStar(t.scope().streamPrefix()), opsText(t.scope().operations()),
             t.expiresAt().map(Object::toString).orElse("never"), t.description()));
       }

@@ -6,6 +6,7 @@ import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.client.TrimResult;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import io.nova.cli.SeqNumConverter;
 import picocli.CommandLine.Parameters;
@@ -30,6 +31,8 @@ public final class TrimCommand extends ClientCommand {
       description = "Present this fencing token (required when the stream has one installed).")
   String fencingToken;
 
+  @Mixin JsonOption json;
+
   @Override
   protected int run(NovaClient client) {
     StreamAddress address = Addresses.stream(uri);
@@ -40,7 +43,9 @@ public final class TrimCommand extends ClientCommand {
             + result.tail().seqNum() + ")"
         : "nothing trimmed: " + address + " already starts at seq_num " + result.firstSeqNum() + " (tail "
             + result.tail().seqNum() + ")");
-    Output.line(main().out(), Long.toString(result.firstSeqNum()));
+    json.print(main().out(), JsonOption.object().put("first_seq_num", result.firstSeqNum())
+        .put("moved", result.moved()).set("tail", JsonOption.position(result.tail())),
+        Long.toString(result.firstSeqNum()));
     return ExitCodes.OK;
   }
 }

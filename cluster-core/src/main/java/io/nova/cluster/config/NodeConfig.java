@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.nova.cluster.auth.AuthSettings;
+import io.nova.cluster.cors.CorsSettings;
 import io.nova.cluster.tls.TlsFiles;
 import io.nova.cluster.tls.TlsMaterial;
 import io.nova.cluster.tls.TlsMaterialException;
@@ -45,6 +46,7 @@ import java.util.Set;
  *     http-address: 127.0.0.1:7901   # optional; default: the api-address host, port api port + 200
  * # tls: ...                # optional; see TlsSettings. Default: every port plaintext
  * # auth: ...               # optional; see AuthSettings. Default: no access tokens required
+ * # cors: ...               # optional; see CorsSettings. Default: no browser origin allowed
  * </pre>
  *
  * @param clusterName      names the cluster; Raft group ids derive from it. 1–64 of {@code [A-Za-z0-9_-]}.
@@ -69,6 +71,8 @@ import java.util.Set;
  *                         {@link TlsSettings#OFF}
  * @param auth             whether the gateway requires access tokens ({@link AuthSettings}); default
  *                         {@link AuthSettings#OFF}
+ * @param cors             which browser origins may call the HTTP port ({@link CorsSettings}); default
+ *                         {@link CorsSettings#OFF}
  */
 public record NodeConfig(
     String clusterName,
@@ -80,7 +84,8 @@ public record NodeConfig(
     String bindHost,
     long snapshotEveryEntries,
     TlsSettings tls,
-    AuthSettings auth) {
+    AuthSettings auth,
+    CorsSettings cors) {
 
   public static final String DEFAULT_CLUSTER_NAME = "nova";
   public static final int DEFAULT_SHARD_COUNT = 8;
@@ -99,6 +104,7 @@ public record NodeConfig(
     Objects.requireNonNull(bindHost, "bind-host");
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(auth, "auth");
+    Objects.requireNonNull(cors, "cors");
     nodes = List.copyOf(nodes);
     if (!clusterName.matches("[A-Za-z0-9_-]{1,64}")) {
       throw new IllegalArgumentException(
@@ -137,6 +143,13 @@ public record NodeConfig(
     }
   }
 
+  /** A configuration without CORS. */
+  public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount, long electionTimeoutMs,
+      List<PeerAddress> nodes, String bindHost, long snapshotEveryEntries, TlsSettings tls, AuthSettings auth) {
+    this(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, snapshotEveryEntries, tls,
+        auth, CorsSettings.OFF);
+  }
+
   /** A configuration without access tokens. */
   public NodeConfig(String clusterName, String nodeId, Path dataDir, int shardCount, long electionTimeoutMs,
       List<PeerAddress> nodes, String bindHost, long snapshotEveryEntries, TlsSettings tls) {
@@ -167,19 +180,25 @@ public record NodeConfig(
   /** A copy of this configuration with another snapshot interval (see {@link #snapshotEveryEntries()}). */
   public NodeConfig withSnapshotEveryEntries(long entries) {
     return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost, entries,
-        tls, auth);
+        tls, auth, cors);
   }
 
   /** A copy of this configuration with other TLS settings (see {@link #tls()}). */
   public NodeConfig withTls(TlsSettings settings) {
     return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
-        snapshotEveryEntries, settings, auth);
+        snapshotEveryEntries, settings, auth, cors);
   }
 
   /** A copy of this configuration with other access-token settings (see {@link #auth()}). */
   public NodeConfig withAuth(AuthSettings settings) {
     return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
-        snapshotEveryEntries, tls, settings);
+        snapshotEveryEntries, tls, settings, cors);
+  }
+
+  /** A copy of this configuration with other CORS settings (see {@link #cors()}). */
+  public NodeConfig withCors(CorsSettings settings) {
+    return new NodeConfig(clusterName, nodeId, dataDir, shardCount, electionTimeoutMs, nodes, bindHost,
+        snapshotEveryEntries, tls, auth, settings);
   }
 
   /** The host the listener for {@code address} (one of this node's addresses) binds to. */
@@ -202,7 +221,7 @@ public record NodeConfig(
   /** A copy of this configuration for another node of the same cluster. */
   public NodeConfig forNode(String otherNodeId, Path otherDataDir) {
     return new NodeConfig(clusterName, otherNodeId, otherDataDir, shardCount, electionTimeoutMs, nodes,
-        bindHost, snapshotEveryEntries, tls, auth);
+        bindHost, snapshotEveryEntries, tls, auth, cors);
   }
 
   /**
@@ -254,7 +273,8 @@ public record NodeConfig(
       @JsonProperty("bind-host") String bindHost,
       @JsonProperty("snapshot-every-entries") Long snapshotEveryEntries,
       @JsonProperty("tls") YamlTls tls,
-      @JsonProperty("auth") YamlAuth auth) {
+      @JsonProperty("auth") YamlAuth auth,
+      @JsonProperty("cors") YamlCors cors) {
 
     static Yaml of(NodeConfig c) {
       List<YamlNode> nodes = new ArrayList<>();
@@ -262,7 +282,8 @@ public record NodeConfig(
       return new Yaml(c.clusterName(), c.nodeId(), c.dataDir().toString(), c.shardCount(),
           c.electionTimeoutMs(), nodes, c.bindHost().isEmpty() ? null : c.bindHost(),
           c.snapshotEveryEntries() == DEFAULT_SNAPSHOT_EVERY_ENTRIES ? null : c.snapshotEveryEntries(),
-          YamlTls.of(c.tls()), YamlAuth.of(c.auth()));
+          YamlTls.of(c.tls()), YamlAuth.of(c.auth()),
+          c.cors().enabled() ? new YamlCors(c.cors().allowedOrigins()) : null);
     }
 
     NodeConfig toConfig() {
@@ -280,9 +301,13 @@ public record NodeConfig(
           bindHost == null ? "" : bindHost,
           snapshotEveryEntries == null ? DEFAULT_SNAPSHOT_EVERY_ENTRIES : snapshotEveryEntries,
           tls == null ? TlsSettings.OFF : tls.toSettings(),
-          auth == null ? AuthSettings.OFF : auth.toSettings());
+          auth == null ? AuthSettings.OFF : auth.toSettings(),
+          cors == null || cors.allowedOrigins() == null ? CorsSettings.OFF : new CorsSettings(cors.allowedOrigins()));
     }
   }
+
+  /** The {@code cors} section. */
+  private record YamlCors(@JsonProperty("allowed-origins") List<String> allowedOrigins) {}
 
   /** The {@code auth} section. */
   private record YamlAuth(

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One node's metrics in the two scrape formats: Prometheus text (through the Prometheus Dropwizard
@@ -35,7 +36,10 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Names.</b> The bridge sanitises Dropwizard names ({@code nova.append.records} becomes
  * {@code nova_append_records}; counters and meters get {@code _total}). Per-group metrics
  * ({@code nova.group.<group>.<metric>}) become one family per metric with a {@code group} label, e.g.
- * {@code nova_group_term{group="shard-3"}}, through the bridge's {@link CustomLabelMapper}. Bridge 1.4.3
+ * {@code nova_group_term{group="shard-3"}}, through the bridge's {@link CustomLabelMapper}. Latencies
+ * ({@link LatencyTimer}) are Prometheus histograms with fixed buckets, written from the client's own
+ * histogram snapshot; in JSON they are timers like any other. The Prometheus text also holds the JVM's
+ * and the process's metrics ({@link JvmInstrumentation}), which JSON does not. Bridge 1.4.3
  * refuses two Dropwizard metrics mapped to one Prometheus name in one collection ("duplicate metric
  * name", fixed upstream only later), so each group is collected by its own bridge instance and the
  * families are merged here before writing (docs/adr/0008-metrics.md).
@@ -65,8 +69,9 @@ public final class MetricsExposition {
     this.largestStreams = largestStreams;
     CustomLabelMapper groupLabel = groupLabelMapper();
     List<DropwizardExports> b = new ArrayList<>();
+    // Latencies are histograms (LatencyTimer); the bridge would make them summaries.
     b.add(new DropwizardExports(registry,
-        (name, metric) -> !name.startsWith(GroupMetrics.PREFIX), groupLabel));
+        (name, metric) -> !name.startsWith(GroupMetrics.PREFIX) && !(metric instanceof LatencyTimer), groupLabel));
     for (String group : groups) {
       String prefix = GroupMetrics.PREFIX + group + ".";
       b.add(new DropwizardExports(registry, MetricFilter.startsWith(prefix), groupLabel));
@@ -102,16 +107,19 @@ public final class MetricsExposition {
   }
 
   /**
-   * The bridge's snapshots of every metric, with each per-group family merged into one, then the bounded
-   * per-stream families ({@link LargestStreams}).
+   * The bridge's snapshots of every metric, with each per-group family merged into one, the latency
+   * histograms, the JVM's metrics, then the bounded per-stream families ({@link LargestStreams}).
    */
   MetricSnapshots snapshots() {
     Map<String, List<MetricSnapshot>> byName = new TreeMap<>();
+    Consumer<MetricSnapshot> add =
+        s -> byName.computeIfAbsent(s.getMetadata().getPrometheusName(), n -> new ArrayList<>()).add(s);
     for (DropwizardExports bridge : bridges) {
-      for (MetricSnapshot s : bridge.collect()) {
-        byName.computeIfAbsent(s.getMetadata().getPrometheusName(), n -> new ArrayList<>()).add(s);
-      }
+      bridge.collect().forEach(add);
     }
+    registry.getTimers((name, metric) -> metric instanceof LatencyTimer).values()
+        .forEach(t -> add.accept(((LatencyTimer) t).prometheusSnapshot()));
+    JvmInstrumentation.scrape().forEach(add);
     MetricSnapshots.Builder all = MetricSnapshots.builder();
     byName.forEach((name, same) ->
         all.metricSnapshot(name.startsWith(GROUP_FAMILY_PREFIX) ? groupFamily(same) : only(same)));

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Proves the exposition without a cluster: every per-group metric becomes one family with a
- * {@code group} label (the bridge's per-name limit worked around), and the JSON rendering parses.
+ * {@code group} label (the bridge's per-name limit worked around), the JSON rendering parses, and every
+ * node of a JVM shows the JVM's and process's metrics under their standard names.
  */
 class MetricsExpositionTest {
 
@@ -51,5 +52,24 @@ class MetricsExpositionTest {
     JsonNode json = new ObjectMapper().readTree(metrics.exposition().json());
     assertThat(json.path("counters").path("nova.fences.completed").path("count").asLong()).isEqualTo(1);
     assertThat(json.path("gauges").path("nova.group.shard-1.term").path("value").asText()).isEqualTo("NaN");
+  }
+
+  @Test
+  void everyNodeShowsTheJvmAndProcessMetricsUnderTheirStandardNames() {
+    NodeMetrics other = NodeMetrics.start("unit-other-" + System.nanoTime(), GROUPS, g -> Optional.empty());
+    try {
+      for (NodeMetrics node : List.of(metrics, other)) {
+        String text = node.exposition().prometheusText();
+        assertThat(text)
+            .contains("# TYPE jvm_memory_used_bytes gauge\n")
+            .containsPattern("jvm_memory_used_bytes\\{area=\"heap\"} [0-9.eE+]+\n")
+            .contains("# TYPE jvm_threads_current gauge\n")
+            .containsPattern("jvm_gc_collection_seconds_count\\{gc=\"[^\"]+\"} ")
+            .containsPattern("jvm_threads_state\\{state=\"RUNNABLE\"} ")
+            .contains("# TYPE process_cpu_seconds_total counter\n");
+      }
+    } finally {
+      other.close();
+    }
   }
 }

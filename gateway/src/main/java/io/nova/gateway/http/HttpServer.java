@@ -3,7 +3,9 @@ package io.nova.gateway.http;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.javalin.plugin.bundled.CorsPlugin;
 import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.cors.CorsSettings;
 import io.nova.cluster.node.Readiness;
 import io.nova.gateway.controlplane.ControlPlane;
 import io.nova.gateway.dataplane.DataPlane;
@@ -41,6 +43,8 @@ import org.slf4j.LoggerFactory;
 public final class HttpServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+  /** How long a browser may cache a preflight's answer, in seconds. */
+  static final int CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
   private final Javalin app;
   private final ServerConnector connector;
@@ -65,7 +69,8 @@ public final class HttpServer implements AutoCloseable {
    */
   public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
       Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra) throws IOException {
-    return start(bindHost, port, nodeId, data, control, readiness, clock, tuning, extra, ApiTls.off());
+    return start(bindHost, port, nodeId, data, control, readiness, clock, tuning, extra, ApiTls.off(),
+        CorsSettings.OFF);
   }
 
   /**
@@ -75,11 +80,12 @@ public final class HttpServer implements AutoCloseable {
    * @param extra further route groups (e.g. metrics, the S2 surface) mounted beside the API; those that are
    *     {@link AutoCloseable} are closed with the server
    * @param tls the api ports' TLS: with it the port speaks only HTTPS
+   * @param cors the browser origins allowed to call the port (CORS headers and preflights); off sends none
    * @throws IOException when the port cannot be bound
    */
   public static HttpServer start(String bindHost, int port, String nodeId, DataPlane data, ControlPlane control,
-      Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra, ApiTls tls)
-      throws IOException {
+      Supplier<Readiness> readiness, Clock clock, NodeTuning tuning, List<HttpRoutes> extra, ApiTls tls,
+      CorsSettings cors) throws IOException {
     SseSessions sessions = new SseSessions(data, clock, nodeId, tuning);
     int bodyBytesMax = tuning.httpRequestBodyBytesMax();
     List<HttpRoutes> groups = new ArrayList<>(List.of(new BasinRoutes(control, bodyBytesMax),
@@ -113,6 +119,7 @@ public final class HttpServer implements AutoCloseable {
         connector[0] = c;
         return c;
       });
+      allowOrigins(config, cors);
       registerErrors(config.routes, bodyBytesMax);
       groups.forEach(g -> g.register(config.routes));
     });
@@ -137,6 +144,26 @@ public final class HttpServer implements AutoCloseable {
       return new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
           new HttpConnectionFactory(https));
     }).orElseGet(() -> new ServerConnector(server, new HttpConnectionFactory(httpConfig)));
+  }
+
+  /**
+   * Javalin's CORS plugin for {@code cors}' origins: it answers preflights ({@code OPTIONS} with
+   * {@code Access-Control-Request-Method}) with 200 and the requested method and headers, and adds
+   * {@code Access-Control-Allow-Origin} to the answers of an allowed origin. Nothing when off.
+   */
+  private static void allowOrigins(io.javalin.config.JavalinConfig config, CorsSettings cors) {
+    if (!cors.enabled()) {
+      return;
+    }
+    config.registerPlugin(new CorsPlugin(plugin -> plugin.addRule(rule -> {
+      if (cors.anyOrigin()) {
+        rule.anyHost();
+      } else {
+        List<String> origins = cors.allowedOrigins();
+        rule.allowHost(origins.get(0), origins.subList(1, origins.size()).toArray(String[]::new));
+      }
+      rule.maxAge = CORS_PREFLIGHT_MAX_AGE_SECONDS;
+    })));
   }
 
   private static void registerErrors(io.javalin.config.RoutesConfig routes, int bodyBytesMax) {

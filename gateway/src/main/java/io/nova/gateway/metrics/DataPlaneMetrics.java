@@ -6,12 +6,10 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
-import com.codahale.metrics.Timer;
-import io.nova.cluster.metrics.StageHistograms;
+import io.nova.cluster.metrics.LatencyTimer;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.SequencedRecord;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,7 +31,7 @@ public final class DataPlaneMetrics {
   public static final String APPEND_RECORDS = "nova.append.records";
   /** Meter: metered bytes of acknowledged batches. */
   public static final String APPEND_BYTES = "nova.append.bytes";
-  /** Timer: from the gateway sending an acknowledged batch to its group until the ack, in seconds. */
+  /** Latency (histogram): from the gateway sending an acknowledged batch to its group until the ack. */
   public static final String APPEND_ACK_LATENCY = "nova.append.ack.latency.seconds";
   /** Counter: batches refused because match_seq_num missed the tail. */
   public static final String APPEND_CONFLICTS = "nova.append.conflicts";
@@ -54,14 +52,14 @@ public final class DataPlaneMetrics {
   /** Counter: append sessions superseded (their first batch answered fenced out). */
   public static final String APPEND_SESSIONS_SUPERSEDED = "nova.append.sessions.superseded";
   /**
-   * Histogram (µs) of acknowledged batches: from this gateway receiving the batch to sending it to its
-   * group (checks; in a session, waiting behind its earlier batches).
+   * Latency of acknowledged batches: from this gateway receiving the batch to sending it to its group
+   * (checks; in a session, waiting behind its earlier batches).
    */
-  public static final String APPEND_RECEIVED_TO_SUBMITTED = "nova.append.stage.received_to_submitted.us";
-  /** Histogram (µs): from sending an acknowledged batch to its group until the group's ack arrived. */
-  public static final String APPEND_SUBMITTED_TO_ACKED = "nova.append.stage.submitted_to_acked.us";
-  /** Histogram (µs): from the group's ack to the answer handed to the client's transport. */
-  public static final String APPEND_ACKED_TO_ANSWERED = "nova.append.stage.acked_to_answered.us";
+  public static final String APPEND_RECEIVED_TO_SUBMITTED = "nova.append.stage.received_to_submitted.seconds";
+  /** Latency: from sending an acknowledged batch to its group until the group's ack arrived. */
+  public static final String APPEND_SUBMITTED_TO_ACKED = "nova.append.stage.submitted_to_acked.seconds";
+  /** Latency: from the group's ack to the answer handed to the client's transport. */
+  public static final String APPEND_ACKED_TO_ANSWERED = "nova.append.stage.acked_to_answered.seconds";
   /**
    * Histogram (batches): for each batch a session pipelined through this node's own leader, how many of
    * the session's batches were already in the leader's log unanswered when it was appended (0: none).
@@ -71,7 +69,8 @@ public final class DataPlaneMetrics {
   private final Meter appendBatches;
   private final Meter appendRecords;
   private final Meter appendBytes;
-  private final Timer appendAckLatency;
+  private final LatencyTimer appendAckLatency = LatencyTimer.create(APPEND_ACK_LATENCY,
+      "From the gateway sending an acknowledged batch to its shard group until the ack, in seconds");
   private final Counter appendConflicts;
   private final Counter appendFencedOut;
   private final Counter fencesCompleted;
@@ -81,9 +80,12 @@ public final class DataPlaneMetrics {
   private final OpenSessions appendSessionsOpen = new OpenSessions();
   private final OpenSessions readSessionsOpen = new OpenSessions();
   private final Counter appendSessionsSuperseded;
-  private final Histogram receivedToSubmitted = StageHistograms.newHistogram();
-  private final Histogram submittedToAcked = StageHistograms.newHistogram();
-  private final Histogram ackedToAnswered = StageHistograms.newHistogram();
+  private final LatencyTimer receivedToSubmitted = LatencyTimer.create(APPEND_RECEIVED_TO_SUBMITTED,
+      "Append stage, gateway: the batch received -> sent to its group's Raft client, in seconds");
+  private final LatencyTimer submittedToAcked = LatencyTimer.create(APPEND_SUBMITTED_TO_ACKED,
+      "Append stage, gateway: sent to the group -> the group's ack, in seconds");
+  private final LatencyTimer ackedToAnswered = LatencyTimer.create(APPEND_ACKED_TO_ANSWERED,
+      "Append stage, gateway: the group's ack -> the answer handed to the client's transport, in seconds");
   private final Histogram pipelineDepth;
 
   /** A count of open sessions, up and down (a named class: the bridge's help text names it). */
@@ -105,7 +107,7 @@ public final class DataPlaneMetrics {
     appendBatches = registry.meter(APPEND_BATCHES);
     appendRecords = registry.meter(APPEND_RECORDS);
     appendBytes = registry.meter(APPEND_BYTES);
-    appendAckLatency = registry.timer(APPEND_ACK_LATENCY);
+    registry.register(APPEND_ACK_LATENCY, appendAckLatency);
     appendConflicts = registry.counter(APPEND_CONFLICTS);
     appendFencedOut = registry.counter(APPEND_FENCED_OUT);
     fencesCompleted = registry.counter(FENCES_COMPLETED);
@@ -131,9 +133,9 @@ public final class DataPlaneMetrics {
    * nanoseconds: received by this gateway, sent to its group, acknowledged by it, answered to the client.
    */
   public void appendStages(long receivedNanos, long submittedNanos, long ackedNanos, long answeredNanos) {
-    StageHistograms.updateNanos(receivedToSubmitted, submittedNanos - receivedNanos);
-    StageHistograms.updateNanos(submittedToAcked, ackedNanos - submittedNanos);
-    StageHistograms.updateNanos(ackedToAnswered, answeredNanos - ackedNanos);
+    receivedToSubmitted.updateNanos(submittedNanos - receivedNanos);
+    submittedToAcked.updateNanos(ackedNanos - submittedNanos);
+    ackedToAnswered.updateNanos(answeredNanos - ackedNanos);
   }
 
   /**
@@ -148,7 +150,7 @@ public final class DataPlaneMetrics {
     appendBatches.mark();
     appendRecords.mark(records);
     appendBytes.mark(meteredBytes);
-    appendAckLatency.update(latencyNanos, TimeUnit.NANOSECONDS);
+    appendAckLatency.updateNanos(latencyNanos);
   }
 
   /**

@@ -18,14 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves the append stage histograms against a real 3-node cluster: every acknowledged batch, one-shot
  * or in a session, is timed once in each gateway stage (by the node that answered) and once in each
  * leader stage (by the shard leader only: followers apply without marks), a fence is not timed as an
- * append, and the exposed quantiles are microseconds that are ordered (p50 at most p99).
+ * append, and each stage is a Prometheus histogram in seconds whose cumulative buckets never decrease
+ * and end, at {@code +Inf}, in its count.
  */
 class AppendStageMetricsTest {
 
-  static final List<String> GATEWAY_STAGES = List.of("nova_append_stage_received_to_submitted_us",
-      "nova_append_stage_submitted_to_acked_us", "nova_append_stage_acked_to_answered_us");
-  static final List<String> LEADER_STAGES = List.of("nova_append_stage_leader_arrived_to_admitted_us",
-      "nova_append_stage_leader_admitted_to_committed_us", "nova_append_stage_leader_applied_us");
+  static final List<String> GATEWAY_STAGES = List.of("nova_append_stage_received_to_submitted_seconds",
+      "nova_append_stage_submitted_to_acked_seconds", "nova_append_stage_acked_to_answered_seconds");
+  static final List<String> LEADER_STAGES = List.of("nova_append_stage_leader_arrived_to_admitted_seconds",
+      "nova_append_stage_leader_admitted_to_committed_seconds", "nova_append_stage_leader_applied_seconds");
 
   @Test
   void eachAcknowledgedBatchIsTimedOnceInEveryStage(@TempDir Path dir) throws Exception {
@@ -59,17 +60,13 @@ class AppendStageMetricsTest {
       }
       for (Map<String, Double> node : after.values()) {
         for (String stage : concat(GATEWAY_STAGES, LEADER_STAGES)) {
-          double p50 = node.get(stage + "{quantile=\"0.5\"}");
-          double p99 = node.get(stage + "{quantile=\"0.99\"}");
-          assertThat(p50).as(stage).isBetween(0.0, p99);
-          assertThat(p99).as("%s in microseconds: below 60 s", stage).isLessThan(60e6);
+          MetricsTest.assertIsHistogram(node, stage);
         }
       }
       // Recorded by whichever node answered the client, not necessarily the leader.
-      double roundTripUs = after.values().stream()
-          .mapToDouble(node -> node.get("nova_append_stage_submitted_to_acked_us{quantile=\"0.99\"}")).max()
-          .orElseThrow();
-      assertThat(roundTripUs).as("a Raft round trip takes at least a few microseconds").isPositive();
+      double roundTripSeconds = movedTotal(before, after, "nova_append_stage_submitted_to_acked_seconds_sum");
+      assertThat(roundTripSeconds).as("Raft round trips take time, counted in seconds")
+          .isPositive().isLessThan(60.0 * (oneShot + inSession));
     }
   }
 

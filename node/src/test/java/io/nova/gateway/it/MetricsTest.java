@@ -17,6 +17,7 @@ import io.nova.client.StreamAddress;
 import io.nova.client.errors.FencedOutException;
 import io.nova.client.errors.SequenceMismatchException;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.metrics.LatencyTimer;
 import io.nova.node.NovaServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -92,6 +93,28 @@ class MetricsTest {
   }
 
   /** The samples of a Prometheus text exposition: {@code name{labels}} to value. */
+  /**
+   * Asserts that {@code family} is a Prometheus histogram among {@code samples}: a bucket per fixed
+   * bound plus {@code +Inf}, cumulative counts that never decrease, and {@code +Inf} equal to the count.
+   */
+  static void assertIsHistogram(Map<String, Double> samples, String family) {
+    java.util.TreeMap<Double, Double> buckets = new java.util.TreeMap<>();
+    samples.forEach((name, value) -> {
+      if (name.startsWith(family + "_bucket{le=\"")) {
+        String le = name.substring(family.length() + "_bucket{le=\"".length(), name.length() - 2);
+        buckets.put(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), value);
+      }
+    });
+    assertThat(buckets.keySet()).as(family + "'s buckets").hasSize(LatencyTimer.BUCKET_UPPER_BOUNDS_SECONDS.length + 1);
+    double previous = 0;
+    for (double cumulative : buckets.values()) {
+      assertThat(cumulative).as(family + ": cumulative buckets").isGreaterThanOrEqualTo(previous);
+      previous = cumulative;
+    }
+    assertThat(buckets.lastEntry().getValue()).as(family + "{le=+Inf}").isEqualTo(samples.get(family + "_count"));
+    assertThat(samples).as(family).containsKey(family + "_sum");
+  }
+
   static Map<String, Double> samples(String exposition) {
     Map<String, Double> samples = new HashMap<>();
     for (String line : exposition.split("\n")) {
@@ -169,7 +192,10 @@ class MetricsTest {
     assertThat(moved(before, after, "nova_read_bytes_total"))
         .isEqualTo(readBytes(all.records()) + readBytes(some.records()));
     assertThat(moved(before, after, "nova_append_sessions_superseded_total")).isZero();
-    assertThat(after.get("nova_append_ack_latency_seconds{quantile=\"0.99\"}")).isPositive();
+    assertThat(moved(before, after, "nova_append_ack_latency_seconds_sum")).isPositive();
+    for (String node : fx.cluster.nodeIds()) {
+      assertIsHistogram(scrape(node), "nova_append_ack_latency_seconds");
+    }
   }
 
   @Test
@@ -350,6 +376,9 @@ class MetricsTest {
           new ObjectName(domain + ":name=nova.append.batches,type=meters"), "Count");
       assertThat(batches).isEqualTo(prometheus.get("nova_append_batches_total").longValue())
           .isEqualTo(registry.path("meters").path("nova.append.batches").path("count").asLong());
+      // A latency is one recording: a timer in JSON, a histogram in Prometheus, with the same count.
+      assertThat(registry.path("timers").path("nova.append.ack.latency.seconds").path("count").asLong())
+          .isEqualTo(prometheus.get("nova_append_ack_latency_seconds_count").longValue());
       Object term = mbeans.getAttribute(new ObjectName(domain + ":name=nova.group.meta.term,type=gauges"), "Value");
       assertThat(((Number) term).doubleValue()).isGreaterThanOrEqualTo(1);
       assertThat(registry.path("gauges").path("nova.group.meta.term").path("value").asDouble()).isGreaterThanOrEqualTo(1);
