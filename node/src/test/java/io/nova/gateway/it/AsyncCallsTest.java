@@ -21,7 +21,6 @@ import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.NovaInternalException;
 import io.nova.client.errors.SequenceMismatchException;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,12 +28,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Proves that the client's asynchronous one-shot calls behave as their blocking forms against a real
@@ -43,114 +39,109 @@ import org.junit.jupiter.api.io.TempDir;
  * blocking calls do; they complete on a gRPC thread, a long-polled read without holding one; and a blocking
  * call whose thread is interrupted is cancelled with a typed error.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
 class AsyncCallsTest {
 
-  ClusterFixture fx;
-  NovaClient client;
+  @RegisterExtension static final SharedClusterFixture CLUSTER = new SharedClusterFixture(3, 2);
 
-  @BeforeAll
-  void startCluster(@TempDir Path dir) throws Exception {
-    fx = new ClusterFixture(dir, 3, 2);
-    client = fx.client;
+  private static ClusterFixture fx() {
+    return CLUSTER.get();
   }
 
-  @AfterAll
-  void stopCluster() {
-    fx.close();
+  private static NovaClient client() {
+    return CLUSTER.get().client;
   }
 
   @Test
   void manyAppendsInFlightAtOnceEachLandOnceInOneContiguousRange() {
-    StreamAddress s = fx.newStream("many");
+    StreamAddress s = fx().newStream("many");
     List<CompletableFuture<AppendAck>> acks = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      acks.add(client.appendAsync(s, List.of(AppendRecord.ofUtf8("r-" + i))));
+      acks.add(client().appendAsync(s, List.of(AppendRecord.ofUtf8("r-" + i))));
     }
     List<Long> starts = acks.stream().map(CompletableFuture::join).map(a -> a.start().seqNum()).sorted().toList();
     assertThat(starts).hasSize(50).doesNotHaveDuplicates().startsWith(0L).endsWith(49L);
-    assertThat(client.checkTailAsync(s).join().seqNum()).isEqualTo(50);
-    assertThat(bodies(readAll(client, s))).hasSize(50).doesNotHaveDuplicates();
+    assertThat(client().checkTailAsync(s).join().seqNum()).isEqualTo(50);
+    assertThat(bodies(readAll(client(), s))).hasSize(50).doesNotHaveDuplicates();
   }
 
   @Test
   void aConditionalMissFailsTheFutureWithTheTypedExceptionItselfAndAppendsNothing() {
-    StreamAddress s = fx.newStream("miss");
-    client.appendAsync(s, batch("a", 3)).join();
-    CompletableFuture<AppendAck> miss = client.appendMatchAsync(s, 7, batch("x", 1));
+    StreamAddress s = fx().newStream("miss");
+    client().appendAsync(s, batch("a", 3)).join();
+    CompletableFuture<AppendAck> miss = client().appendMatchAsync(s, 7, batch("x", 1));
     assertThat(failureOf(miss)).isInstanceOfSatisfying(SequenceMismatchException.class, e -> {
       assertThat(e.tail().seqNum()).isEqualTo(3);
       assertThat(e.mayHaveTakenEffect()).isFalse();
     });
-    AppendAck hit = client.appendMatchAsync(s, 3, batch("b", 1)).join();
+    AppendAck hit = client().appendMatchAsync(s, 3, batch("b", 1)).join();
     assertThat(hit.start().seqNum()).isEqualTo(3);
-    assertThat(bodies(readAll(client, s))).containsExactly("a-0", "a-1", "a-2", "b-0");
+    assertThat(bodies(readAll(client(), s))).containsExactly("a-0", "a-1", "a-2", "b-0");
   }
 
   @Test
   void fenceAndPresentingWorkAsynchronouslyWithTheBlockingErrors() {
-    StreamAddress s = fx.newStream("fence");
-    client.appendAsync(s, batch("a", 2)).join();
-    StreamPosition boundary = client.fenceAsync(s, "gen-1").join();
+    StreamAddress s = fx().newStream("fence");
+    client().appendAsync(s, batch("a", 2)).join();
+    StreamPosition boundary = client().fenceAsync(s, "gen-1").join();
     assertThat(boundary.seqNum()).isEqualTo(2);
-    assertThat(client.fencingTokenAsync(s).join()).contains("gen-1");
-    assertThat(failureOf(client.appendAsync(s, batch("z", 1))))
+    assertThat(client().fencingTokenAsync(s).join()).contains("gen-1");
+    assertThat(failureOf(client().appendAsync(s, batch("z", 1))))
         .isInstanceOfSatisfying(FencedOutException.class, e -> assertThat(e.installedToken()).isEqualTo("gen-1"));
-    assertThat(client.presenting("gen-1").appendAsync(s, batch("o", 1)).join().start().seqNum()).isEqualTo(2);
-    assertThat(failureOf(client.presenting("gen-0").appendMatchAsync(s, 3, batch("z", 1))))
+    assertThat(client().presenting("gen-1").appendAsync(s, batch("o", 1)).join().start().seqNum()).isEqualTo(2);
+    assertThat(failureOf(client().presenting("gen-0").appendMatchAsync(s, 3, batch("z", 1))))
         .isInstanceOf(FencedOutException.class);
     // The blocking form throws the same class, carrying the waiting thread's stack as a suppressed exception.
-    assertThatThrownBy(() -> client.append(s, batch("z", 1)))
+    assertThatThrownBy(() -> client().append(s, batch("z", 1)))
         .isInstanceOf(FencedOutException.class)
         .satisfies(e -> assertThat(e.getSuppressed()).isNotEmpty());
-    client.fenceAsync(s, "").join();
-    assertThat(client.fencingTokenAsync(s).join()).isEqualTo(Optional.empty());
-    assertThat(bodies(readAll(client, s))).containsExactly("a-0", "a-1", "o-0");
+    client().fenceAsync(s, "").join();
+    assertThat(client().fencingTokenAsync(s).join()).isEqualTo(Optional.empty());
+    assertThat(bodies(readAll(client(), s))).containsExactly("a-0", "a-1", "o-0");
   }
 
   @Test
   void aLocallyRefusedCallIsAlreadyFailedWhenReturnedAndSendsNothing() {
-    StreamAddress s = fx.newStream("local");
-    CompletableFuture<AppendAck> tooMany = client.appendAsync(s, batch("x", NovaClient.BATCH_RECORDS_MAX + 1));
+    StreamAddress s = fx().newStream("local");
+    CompletableFuture<AppendAck> tooMany = client().appendAsync(s, batch("x", NovaClient.BATCH_RECORDS_MAX + 1));
     assertThat(tooMany).isCompletedExceptionally();
     assertThat(failureOf(tooMany)).isInstanceOf(InvalidArgumentException.class);
     CompletableFuture<StreamPosition> longToken =
-        client.fenceAsync(s, "t".repeat(NovaClient.FENCING_TOKEN_BYTES_MAX + 1));
+        client().fenceAsync(s, "t".repeat(NovaClient.FENCING_TOKEN_BYTES_MAX + 1));
     assertThat(longToken).isCompletedExceptionally();
     assertThat(failureOf(longToken)).isInstanceOf(InvalidArgumentException.class);
-    assertThat(failureOf(client.appendMatchAsync(s, -1, batch("x", 1)))).isInstanceOf(InvalidArgumentException.class);
-    assertThat(client.checkTailAsync(s).join().seqNum()).isZero();
-    assertThat(client.fencingTokenAsync(s).join()).isEmpty();
+    assertThat(failureOf(client().appendMatchAsync(s, -1, batch("x", 1)))).isInstanceOf(InvalidArgumentException.class);
+    assertThat(client().checkTailAsync(s).join().seqNum()).isZero();
+    assertThat(client().fencingTokenAsync(s).join()).isEmpty();
     // A programming error is thrown by the call itself.
-    assertThatThrownBy(() -> client.appendAsync(null, batch("x", 1))).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> client.trimAsync(s, -1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> client().appendAsync(null, batch("x", 1))).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> client().trimAsync(s, -1)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void controlPlaneCallsRunAsynchronouslyWithTheirTypedErrors() {
     StreamAddress s = new StreamAddress(ClusterFixture.BASIN, "ctl-async");
-    client.createStreamAsync(s).join();
-    assertThat(failureOf(client.createStreamAsync(s))).isInstanceOf(AlreadyExistsException.class);
-    assertThat(client.getStreamAsync(s).join().address()).isEqualTo(s);
-    assertThat(client.listStreamsAsync(ClusterFixture.BASIN, io.nova.client.ListOptions.all()).join().items())
+    client().createStreamAsync(s).join();
+    assertThat(failureOf(client().createStreamAsync(s))).isInstanceOf(AlreadyExistsException.class);
+    assertThat(client().getStreamAsync(s).join().address()).isEqualTo(s);
+    assertThat(client().listStreamsAsync(ClusterFixture.BASIN, io.nova.client.ListOptions.all()).join().items())
         .anySatisfy(info -> assertThat(info.address()).isEqualTo(s));
-    assertThat(client.clusterStatusAsync().join().nodes()).hasSize(3);
-    client.deleteStreamAsync(s).join();
-    assertThat(failureOf(client.getStreamAsync(s))).isInstanceOf(NotFoundException.class);
-    assertThat(failureOf(client.readAsync(s, ReadOptions.defaults()))).isInstanceOf(NotFoundException.class);
+    assertThat(client().clusterStatusAsync().join().nodes()).hasSize(3);
+    client().deleteStreamAsync(s).join();
+    assertThat(failureOf(client().getStreamAsync(s))).isInstanceOf(NotFoundException.class);
+    assertThat(failureOf(client().readAsync(s, ReadOptions.defaults()))).isInstanceOf(NotFoundException.class);
   }
 
   @Test
   void aLongPolledReadCompletesOnAGrpcThreadWhenARecordArrives() {
-    StreamAddress s = fx.newStream("poll");
+    StreamAddress s = fx().newStream("poll");
     AtomicReference<String> completedOn = new AtomicReference<>();
-    CompletableFuture<ReadBatch> waiting = client.readAsync(s,
+    CompletableFuture<ReadBatch> waiting = client().readAsync(s,
         ReadOptions.builder().startSeqNum(0).waitFor(Duration.ofSeconds(30)).build());
     CompletableFuture<ReadBatch> observed =
         waiting.whenComplete((b, t) -> completedOn.set(Thread.currentThread().getName()));
     assertThat(waiting).isNotDone();
-    client.append(s, batch("late", 1));
+    client().append(s, batch("late", 1));
     assertThat(bodies(observed.join().records())).containsExactly("late-0");
     assertThat(completedOn.get()).startsWith("grpc-default-executor");
   }
@@ -162,10 +153,10 @@ class AsyncCallsTest {
       refused = probe.getLocalPort();
     }
     // The first endpoint refuses connections: a read is retried on the next, and a write moves on since the
-    // request provably never left the client.
+    // request provably never left the client().
     try (NovaClient viaDeadFirst = NovaClient.builder()
-        .endpoints("127.0.0.1:" + refused + "," + fx.cluster.endpoints()).build()) {
-      StreamAddress s = fx.newStream("failover");
+        .endpoints("127.0.0.1:" + refused + "," + fx().cluster.endpoints()).build()) {
+      StreamAddress s = fx().newStream("failover");
       assertThat(viaDeadFirst.appendAsync(s, batch("a", 1)).get(60, TimeUnit.SECONDS).start().seqNum()).isZero();
       assertThat(viaDeadFirst.checkTailAsync(s).get(60, TimeUnit.SECONDS).seqNum()).isEqualTo(1);
     }
@@ -180,12 +171,12 @@ class AsyncCallsTest {
 
   @Test
   void anInterruptedBlockingCallIsCancelledWithATypedError() throws Exception {
-    StreamAddress s = fx.newStream("interrupt");
+    StreamAddress s = fx().newStream("interrupt");
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     AtomicReference<Boolean> stillInterrupted = new AtomicReference<>();
     Thread reader = new Thread(() -> {
       try {
-        client.read(s, ReadOptions.builder().startSeqNum(0).waitFor(Duration.ofSeconds(60)).build());
+        client().read(s, ReadOptions.builder().startSeqNum(0).waitFor(Duration.ofSeconds(60)).build());
       } catch (RuntimeException e) {
         thrown.set(e);
         stillInterrupted.set(Thread.currentThread().isInterrupted());
