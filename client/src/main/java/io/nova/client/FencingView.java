@@ -1,6 +1,8 @@
 package io.nova.client;
 
+import io.nova.client.internal.Blocking;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Objects;
 
 /**
@@ -31,6 +33,14 @@ public final class FencingView {
      * stream's installed token is not this one.
      */
     public AppendAck append(StreamAddress address, List<AppendRecord> records) {
+        return Blocking.await(appendAsync(address, records));
+    }
+
+    /**
+     * {@link #append} without blocking, as {@link NovaClient#appendAsync}: the future fails with the
+     * exception {@link #append} would throw.
+     */
+    public CompletableFuture<AppendAck> appendAsync(StreamAddress address, List<AppendRecord> records) {
         return client.doAppend(address, records, null, fencingToken);
     }
 
@@ -40,7 +50,16 @@ public final class FencingView {
      * match_seq_num would also have missed.
      */
     public AppendAck appendMatch(StreamAddress address, long matchSeqNum, List<AppendRecord> records) {
-        return client.doAppend(address, records, NovaClient.checkMatchSeqNum(matchSeqNum), fencingToken);
+        return Blocking.await(appendMatchAsync(address, matchSeqNum, records));
+    }
+
+    /**
+     * {@link #appendMatch} without blocking, as {@link NovaClient#appendMatchAsync}: the future fails with
+     * the exception {@link #appendMatch} would throw.
+     */
+    public CompletableFuture<AppendAck> appendMatchAsync(StreamAddress address, long matchSeqNum,
+            List<AppendRecord> records) {
+        return client.doAppend(address, records, matchSeqNum, fencingToken);
     }
 
     /**
@@ -49,6 +68,14 @@ public final class FencingView {
      * installed token is this one.
      */
     public TrimResult trim(StreamAddress address, long seqNum) {
+        return Blocking.await(trimAsync(address, seqNum));
+    }
+
+    /**
+     * {@link #trim} without blocking, as {@link NovaClient#trimAsync}: the future fails with the exception
+     * {@link #trim} would throw.
+     */
+    public CompletableFuture<TrimResult> trimAsync(StreamAddress address, long seqNum) {
         return client.doTrim(address, seqNum, fencingToken);
     }
 }

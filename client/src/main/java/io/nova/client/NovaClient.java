@@ -3,7 +3,9 @@ package io.nova.client;
 import io.nova.protocol.limits.Limits;
 import io.nova.client.errors.InvalidArgumentException;
 import io.nova.client.errors.NovaException;
+import com.google.common.util.concurrent.ListenableFuture;
 import io.nova.client.internal.Backoff;
+import io.nova.client.internal.Blocking;
 import io.nova.client.internal.CallInfo;
 import io.nova.client.internal.CallKind;
 import io.nova.client.internal.CallRunner;
@@ -14,9 +16,7 @@ import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.CreateStreamRequest;
 import io.nova.proto.v1.GetStreamConfigRequest;
-import io.nova.proto.v1.GetStreamConfigResponse;
 import io.nova.proto.v1.SetStreamConfigRequest;
-import io.nova.proto.v1.SetStreamConfigResponse;
 import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.FenceRequest;
@@ -26,10 +26,8 @@ import io.nova.proto.v1.RebalanceRequest;
 import io.nova.proto.v1.GetFencingTokenRequest;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.ListBasinsRequest;
-import io.nova.proto.v1.ListBasinsResponse;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ErrorDetail;
-import io.nova.proto.v1.ListStreamsResponse;
 import io.nova.protocol.names.Names;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
@@ -52,6 +50,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -84,6 +84,25 @@ import java.util.random.RandomGenerator;
  * arguments throw {@link NullPointerException}. Every method may also throw {@code UnavailableException} (cluster or
  * endpoints unreachable), {@code DeadlineExceededException}, {@code ResourceExhaustedException} and
  * {@code NovaInternalException}.
+ *
+ * <p><b>Asynchronous calls.</b> Every one-shot data-plane verb, and the basin and stream calls of the
+ * control plane, has a form ending in {@code Async} that returns a {@link CompletableFuture} at once
+ * instead of blocking. It makes the same attempts with the same deadlines and retries (the blocking form
+ * is the asynchronous one, waited for) and fails with the same exception: the future completes
+ * exceptionally with the {@link NovaException} subclass the blocking form throws, itself (stages derived
+ * from the future see it wrapped in a {@code CompletionException}, as usual), including the
+ * {@link InvalidArgumentException} of a local check, in which case it is already complete when returned
+ * and nothing was sent. (The blocking form throws that same exception, with a suppressed one holding the
+ * waiting thread's stack, since it was made on the thread that handled the answer.) Programming errors
+ * (a null argument, a negative trim point, a closed client) are still thrown by the call itself.
+ *
+ * <p>Threads of an asynchronous call: the future completes on a gRPC thread (grpc-java's shared
+ * executor, a cached pool), so a dependent stage attached without an executor runs there: keep such
+ * stages short, or pass your own executor ({@code thenApplyAsync(fn, executor)}). No thread waits for
+ * the answer meanwhile (a long-polled {@link #readAsync} included). Cancelling the future cancels the
+ * call on the wire; a cancelled write may still have taken effect. The blocking forms, when their
+ * thread is interrupted, cancel the call the same way and throw {@code NovaInternalException} with
+ * {@code ErrorCode.CANCELLED}, leaving the interrupt flag set.
  */
 public final class NovaClient implements AutoCloseable {
 
@@ -130,6 +149,14 @@ public final class NovaClient implements AutoCloseable {
      * @return where the batch landed
      */
     public AppendAck append(StreamAddress address, List<AppendRecord> records) {
+        return Blocking.await(appendAsync(address, records));
+    }
+
+    /**
+     * {@link #append} without blocking: the future completes with the ack, or exceptionally with the
+     * exception {@link #append} would throw (see "Asynchronous calls" above for threads).
+     */
+    public CompletableFuture<AppendAck> appendAsync(StreamAddress address, List<AppendRecord> records) {
         return doAppend(address, records, null, null);
     }
 
@@ -145,7 +172,16 @@ public final class NovaClient implements AutoCloseable {
      * @param matchSeqNum the seq_num the first record must receive; {@code >= 0}
      */
     public AppendAck appendMatch(StreamAddress address, long matchSeqNum, List<AppendRecord> records) {
-        return doAppend(address, records, checkMatchSeqNum(matchSeqNum), null);
+        return Blocking.await(appendMatchAsync(address, matchSeqNum, records));
+    }
+
+    /**
+     * {@link #appendMatch} without blocking: a miss completes the future exceptionally with
+     * {@code SequenceMismatchException}; other outcomes as for {@link #appendAsync}.
+     */
+    public CompletableFuture<AppendAck> appendMatchAsync(StreamAddress address, long matchSeqNum,
+            List<AppendRecord> records) {
+        return doAppend(address, records, matchSeqNum, null);
     }
 
     /**
@@ -200,13 +236,19 @@ public final class NovaClient implements AutoCloseable {
      * @return the admission boundary: every record below {@code seqNum} was admitted under the previous token
      */
     public StreamPosition fence(StreamAddress address, String fencingToken) {
-        checkAddress(address);
-        checkFencingToken(fencingToken);
-        FenceRequest request = FenceRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
-                .setFencingToken(fencingToken).build();
-        return call(CallInfo.of("Fence", address, CallKind.WRITE),
-                e -> Protos.position(e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS)
-                        .fence(request).getBoundary()));
+        return Blocking.await(fenceAsync(address, fencingToken));
+    }
+
+    /** {@link #fence} without blocking; the future fails with the exception {@link #fence} would throw. */
+    public CompletableFuture<StreamPosition> fenceAsync(StreamAddress address, String fencingToken) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            checkFencingToken(fencingToken);
+            FenceRequest request = FenceRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
+                    .setFencingToken(fencingToken).build();
+            return call(CallInfo.of("Fence", address, CallKind.WRITE), e -> data(e).fence(request),
+                    r -> Protos.position(r.getBoundary()));
+        });
     }
 
     /**
@@ -224,24 +266,32 @@ public final class NovaClient implements AutoCloseable {
      * @throws IllegalArgumentException if {@code seqNum} is negative
      */
     public TrimResult trim(StreamAddress address, long seqNum) {
+        return Blocking.await(trimAsync(address, seqNum));
+    }
+
+    /**
+     * {@link #trim} without blocking; the future fails with the exception {@link #trim} would throw.
+     *
+     * @throws IllegalArgumentException if {@code seqNum} is negative (thrown, not in the future)
+     */
+    public CompletableFuture<TrimResult> trimAsync(StreamAddress address, long seqNum) {
         return doTrim(address, seqNum, null);
     }
 
-    TrimResult doTrim(StreamAddress address, long seqNum, String fencingToken) {
-        checkAddress(address);
+    CompletableFuture<TrimResult> doTrim(StreamAddress address, long seqNum, String fencingToken) {
         if (seqNum < 0) {
             throw new IllegalArgumentException("seqNum must be >= 0, got " + seqNum);
         }
-        TrimRequest.Builder request = TrimRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
-                .setSeqNum(seqNum);
-        if (fencingToken != null) {
-            checkFencingToken(fencingToken);
-            request.setFencingToken(fencingToken);
-        }
-        return call(CallInfo.of("Trim", address, CallKind.IDEMPOTENT_WRITE), e -> {
-            io.nova.proto.v1.TrimResponse r = e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS)
-                    .trim(request.build());
-            return new TrimResult(r.getFirstSeqNum(), Protos.position(r.getTail()), r.getMoved());
+        return checkedLocally(() -> {
+            checkAddress(address);
+            TrimRequest.Builder request = TrimRequest.newBuilder().setBasin(address.basin())
+                    .setStream(address.stream()).setSeqNum(seqNum);
+            if (fencingToken != null) {
+                checkFencingToken(fencingToken);
+                request.setFencingToken(fencingToken);
+            }
+            return call(CallInfo.of("Trim", address, CallKind.IDEMPOTENT_WRITE), e -> data(e).trim(request.build()),
+                    r -> new TrimResult(r.getFirstSeqNum(), Protos.position(r.getTail()), r.getMoved()));
         });
     }
 
@@ -251,13 +301,12 @@ public final class NovaClient implements AutoCloseable {
      * if the stream does not exist.
      */
     public StreamBounds bounds(StreamAddress address) {
-        checkAddress(address);
-        CheckTailRequest request = CheckTailRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        return call(CallInfo.of("CheckTail", address, CallKind.READ), e -> {
-            io.nova.proto.v1.CheckTailResponse r = data(e).checkTail(request);
-            return new StreamBounds(r.getFirstSeqNum(), Protos.position(r.getTail()));
-        });
+        return Blocking.await(boundsAsync(address));
+    }
+
+    /** {@link #bounds} without blocking; the future fails with the exception {@link #bounds} would throw. */
+    public CompletableFuture<StreamBounds> boundsAsync(StreamAddress address) {
+        return checkTailCall(address, r -> new StreamBounds(r.getFirstSeqNum(), Protos.position(r.getTail())));
     }
 
     /**
@@ -267,12 +316,21 @@ public final class NovaClient implements AutoCloseable {
      * @return the token, or empty when none is installed
      */
     public Optional<String> fencingToken(StreamAddress address) {
-        checkAddress(address);
-        GetFencingTokenRequest request = GetFencingTokenRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        String token = call(CallInfo.of("GetFencingToken", address, CallKind.READ),
-                e -> data(e).getFencingToken(request).getFencingToken());
-        return token.isEmpty() ? Optional.empty() : Optional.of(token);
+        return Blocking.await(fencingTokenAsync(address));
+    }
+
+    /**
+     * {@link #fencingToken} without blocking; the future fails with the exception {@link #fencingToken}
+     * would throw.
+     */
+    public CompletableFuture<Optional<String>> fencingTokenAsync(StreamAddress address) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            GetFencingTokenRequest request = GetFencingTokenRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            return call(CallInfo.of("GetFencingToken", address, CallKind.READ), e -> data(e).getFencingToken(request),
+                    r -> r.getFencingToken().isEmpty() ? Optional.empty() : Optional.of(r.getFencingToken()));
+        });
     }
 
     /**
@@ -280,11 +338,22 @@ public final class NovaClient implements AutoCloseable {
      * (definite) if the stream does not exist.
      */
     public StreamPosition checkTail(StreamAddress address) {
-        checkAddress(address);
-        CheckTailRequest request = CheckTailRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        return call(CallInfo.of("CheckTail", address, CallKind.READ),
-                e -> Protos.position(data(e).checkTail(request).getTail()));
+        return Blocking.await(checkTailAsync(address));
+    }
+
+    /** {@link #checkTail} without blocking; the future fails with the exception {@link #checkTail} would throw. */
+    public CompletableFuture<StreamPosition> checkTailAsync(StreamAddress address) {
+        return checkTailCall(address, r -> Protos.position(r.getTail()));
+    }
+
+    private <T> CompletableFuture<T> checkTailCall(StreamAddress address,
+            Function<io.nova.proto.v1.CheckTailResponse, T> answer) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            CheckTailRequest request = CheckTailRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            return call(CallInfo.of("CheckTail", address, CallKind.READ), e -> data(e).checkTail(request), answer);
+        });
     }
 
     /**
@@ -298,16 +367,26 @@ public final class NovaClient implements AutoCloseable {
      * @return the records (possibly none) and the tail when the read was served
      */
     public ReadBatch read(StreamAddress address, ReadOptions options) {
-        checkAddress(address);
+        return Blocking.await(readAsync(address, options));
+    }
+
+    /**
+     * {@link #read} without blocking; the future fails with the exception {@link #read} would throw. With
+     * a {@linkplain ReadOptions#waitFor() wait}, it completes when records arrive or the wait ends; no
+     * thread waits meanwhile.
+     */
+    public CompletableFuture<ReadBatch> readAsync(StreamAddress address, ReadOptions options) {
         Objects.requireNonNull(options, "options");
-        // The wait spans retries: each attempt waits only for what is left of it.
-        long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
-        return call(CallInfo.of("Read", address, CallKind.READ), options.waitFor(), e -> {
-            long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
-            io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
-                    .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
-            return Protos.readBatch(e.data().withDeadlineAfter(millis(requestTimeout) + leftMs, TimeUnit.MILLISECONDS)
-                    .read(request));
+        return checkedLocally(() -> {
+            checkAddress(address);
+            // The wait spans retries: each attempt waits only for what is left of it.
+            long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
+            return call(CallInfo.of("Read", address, CallKind.READ), options.waitFor(), e -> {
+                long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
+                io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
+                        .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
+                return e.data().withDeadlineAfter(millis(requestTimeout) + leftMs, TimeUnit.MILLISECONDS).read(request);
+            }, Protos::readBatch);
         });
     }
 
@@ -352,17 +431,32 @@ public final class NovaClient implements AutoCloseable {
         return createBasin(basin, StreamConfigChange.NONE);
     }
 
+    /** {@link #createBasin(String)} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<BasinInfo> createBasinAsync(String basin) {
+        return createBasinAsync(basin, StreamConfigChange.NONE);
+    }
+
     /**
      * As {@link #createBasin(String)}, with the configuration its streams get for every field their
      * creation leaves unset ({@code InvalidArgumentException} naming {@code default_stream_config.FIELD}
      * for a value out of range).
      */
     public BasinInfo createBasin(String basin, StreamConfigChange streamDefaults) {
-        String name = basinName(basin);
-        CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name)
-                .setDefaultStreamConfig(Protos.streamConfig(streamDefaults)).build();
-        return call(CallInfo.of("CreateBasin", name, CallKind.WRITE),
-                e -> Protos.basinInfo(control(e).createBasin(request).getBasin()));
+        return Blocking.await(createBasinAsync(basin, streamDefaults));
+    }
+
+    /**
+     * {@link #createBasin(String, StreamConfigChange)} without blocking; the future fails with the
+     * exception it would throw.
+     */
+    public CompletableFuture<BasinInfo> createBasinAsync(String basin, StreamConfigChange streamDefaults) {
+        return checkedLocally(() -> {
+            String name = basinName(basin);
+            CreateBasinRequest request = CreateBasinRequest.newBuilder().setBasin(name)
+                    .setDefaultStreamConfig(Protos.streamConfig(streamDefaults)).build();
+            return call(CallInfo.of("CreateBasin", name, CallKind.WRITE), e -> control(e).createBasin(request),
+                    r -> Protos.basinInfo(r.getBasin()));
+        });
     }
 
     /**
@@ -371,19 +465,32 @@ public final class NovaClient implements AutoCloseable {
      * {@code NotFoundException} because the first attempt succeeded.
      */
     public void deleteBasin(String basin) {
-        String name = basinName(basin);
-        DeleteBasinRequest request = DeleteBasinRequest.newBuilder().setBasin(name).build();
-        call(CallInfo.of("DeleteBasin", name, CallKind.WRITE), e -> control(e).deleteBasin(request));
+        Blocking.await(deleteBasinAsync(basin));
+    }
+
+    /** {@link #deleteBasin} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<Void> deleteBasinAsync(String basin) {
+        return checkedLocally(() -> {
+            String name = basinName(basin);
+            DeleteBasinRequest request = DeleteBasinRequest.newBuilder().setBasin(name).build();
+            return call(CallInfo.of("DeleteBasin", name, CallKind.WRITE), e -> control(e).deleteBasin(request),
+                    r -> null);
+        });
     }
 
     /** One page of basins, in name order. Read-only, retried. */
     public Page<BasinInfo> listBasins(ListOptions options) {
+        return Blocking.await(listBasinsAsync(options));
+    }
+
+    /** {@link #listBasins} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<Page<BasinInfo>> listBasinsAsync(ListOptions options) {
         Objects.requireNonNull(options, "options");
+        checkOpen();
         ListBasinsRequest request = ListBasinsRequest.newBuilder().setPrefix(options.prefix())
                 .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
-        ListBasinsResponse response = call(CallInfo.of("ListBasins", "", CallKind.READ),
-                e -> control(e).listBasins(request));
-        return new Page<>(response.getBasinsList().stream().map(Protos::basinInfo).toList(), response.getHasMore());
+        return call(CallInfo.of("ListBasins", "", CallKind.READ), e -> control(e).listBasins(request),
+                r -> new Page<>(r.getBasinsList().stream().map(Protos::basinInfo).toList(), r.getHasMore()));
     }
 
     /**
@@ -395,17 +502,32 @@ public final class NovaClient implements AutoCloseable {
         return createStream(address, StreamConfigChange.NONE);
     }
 
+    /** {@link #createStream(StreamAddress)} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<StreamInfo> createStreamAsync(StreamAddress address) {
+        return createStreamAsync(address, StreamConfigChange.NONE);
+    }
+
     /**
      * As {@link #createStream(StreamAddress)}, with {@code config}'s fields over the basin's default stream
      * configuration ({@code InvalidArgumentException} naming {@code config.FIELD} for a value out of range or
      * a contradiction).
      */
     public StreamInfo createStream(StreamAddress address, StreamConfigChange config) {
-        checkAddress(address);
-        CreateStreamRequest request = CreateStreamRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).setConfig(Protos.streamConfig(config)).build();
-        return call(CallInfo.of("CreateStream", address, CallKind.WRITE),
-                e -> Protos.streamInfo(control(e).createStream(request).getStream()));
+        return Blocking.await(createStreamAsync(address, config));
+    }
+
+    /**
+     * {@link #createStream(StreamAddress, StreamConfigChange)} without blocking; the future fails with the
+     * exception it would throw.
+     */
+    public CompletableFuture<StreamInfo> createStreamAsync(StreamAddress address, StreamConfigChange config) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            CreateStreamRequest request = CreateStreamRequest.newBuilder().setBasin(address.basin())
+                    .setStream(address.stream()).setConfig(Protos.streamConfig(config)).build();
+            return call(CallInfo.of("CreateStream", address, CallKind.WRITE), e -> control(e).createStream(request),
+                    r -> Protos.streamInfo(r.getStream()));
+        });
     }
 
     /**
@@ -420,8 +542,7 @@ public final class NovaClient implements AutoCloseable {
         try {
             GetStreamRequest request = GetStreamRequest.newBuilder()
                     .setBasin(address.basin()).setStream(address.stream()).build();
-            var answer = io.nova.proto.v1.ControlPlaneGrpc.newFutureStub(pool.pick().channel())
-                    .withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS).getStream(request);
+            var answer = control(pool.pick()).getStream(request);
             answer.addListener(() -> {
                 try {
                     out.complete(pool.find(answer.get().getLeaderApiAddress()));
@@ -437,21 +558,35 @@ public final class NovaClient implements AutoCloseable {
 
     /** Describes a stream. Read-only, retried. {@code NotFoundException} if it does not exist. */
     public StreamInfo getStream(StreamAddress address) {
-        checkAddress(address);
-        GetStreamRequest request = GetStreamRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        return call(CallInfo.of("GetStream", address, CallKind.READ),
-                e -> Protos.streamInfo(control(e).getStream(request).getStream()));
+        return Blocking.await(getStreamAsync(address));
+    }
+
+    /** {@link #getStream} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<StreamInfo> getStreamAsync(StreamAddress address) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            GetStreamRequest request = GetStreamRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            return call(CallInfo.of("GetStream", address, CallKind.READ), e -> control(e).getStream(request),
+                    r -> Protos.streamInfo(r.getStream()));
+        });
     }
 
     /** The stream's configuration as stored. Read-only, retried. {@code NotFoundException} if it does not exist. */
     public StreamConfig streamConfig(StreamAddress address) {
-        checkAddress(address);
-        GetStreamConfigRequest request = GetStreamConfigRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        GetStreamConfigResponse r = call(CallInfo.of("GetStreamConfig", address, CallKind.READ),
-                e -> control(e).getStreamConfig(request));
-        return Protos.streamConfig(r.getConfig(), r.getConfigVersion());
+        return Blocking.await(streamConfigAsync(address));
+    }
+
+    /** {@link #streamConfig} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<StreamConfig> streamConfigAsync(StreamAddress address) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            GetStreamConfigRequest request = GetStreamConfigRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            return call(CallInfo.of("GetStreamConfig", address, CallKind.READ),
+                    e -> control(e).getStreamConfig(request),
+                    r -> Protos.streamConfig(r.getConfig(), r.getConfigVersion()));
+        });
     }
 
     /**
@@ -462,13 +597,20 @@ public final class NovaClient implements AutoCloseable {
      * if the stream does not exist.
      */
     public StreamConfig setStreamConfig(StreamAddress address, StreamConfigChange change) {
-        checkAddress(address);
+        return Blocking.await(setStreamConfigAsync(address, change));
+    }
+
+    /** {@link #setStreamConfig} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<StreamConfig> setStreamConfigAsync(StreamAddress address, StreamConfigChange change) {
         Objects.requireNonNull(change, "change");
-        SetStreamConfigRequest request = SetStreamConfigRequest.newBuilder().setBasin(address.basin())
-                .setStream(address.stream()).setConfig(Protos.streamConfig(change)).build();
-        SetStreamConfigResponse r = call(CallInfo.of("SetStreamConfig", address, CallKind.IDEMPOTENT_WRITE),
-                e -> control(e).setStreamConfig(request));
-        return Protos.streamConfig(r.getConfig(), r.getConfigVersion());
+        return checkedLocally(() -> {
+            checkAddress(address);
+            SetStreamConfigRequest request = SetStreamConfigRequest.newBuilder().setBasin(address.basin())
+                    .setStream(address.stream()).setConfig(Protos.streamConfig(change)).build();
+            return call(CallInfo.of("SetStreamConfig", address, CallKind.IDEMPOTENT_WRITE),
+                    e -> control(e).setStreamConfig(request),
+                    r -> Protos.streamConfig(r.getConfig(), r.getConfigVersion()));
+        });
     }
 
     /**
@@ -476,10 +618,18 @@ public final class NovaClient implements AutoCloseable {
      * an ambiguous error a retry may answer {@code NotFoundException} because the first attempt succeeded.
      */
     public void deleteStream(StreamAddress address) {
-        checkAddress(address);
-        DeleteStreamRequest request = DeleteStreamRequest.newBuilder()
-                .setBasin(address.basin()).setStream(address.stream()).build();
-        call(CallInfo.of("DeleteStream", address, CallKind.WRITE), e -> control(e).deleteStream(request));
+        Blocking.await(deleteStreamAsync(address));
+    }
+
+    /** {@link #deleteStream} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<Void> deleteStreamAsync(StreamAddress address) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            DeleteStreamRequest request = DeleteStreamRequest.newBuilder()
+                    .setBasin(address.basin()).setStream(address.stream()).build();
+            return call(CallInfo.of("DeleteStream", address, CallKind.WRITE), e -> control(e).deleteStream(request),
+                    r -> null);
+        });
     }
 
     /**
@@ -489,14 +639,20 @@ public final class NovaClient implements AutoCloseable {
      * @param basin {@code nova://BASIN} or {@code BASIN}
      */
     public Page<StreamInfo> listStreams(String basin, ListOptions options) {
-        String name = basinName(basin);
+        return Blocking.await(listStreamsAsync(basin, options));
+    }
+
+    /** {@link #listStreams} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<Page<StreamInfo>> listStreamsAsync(String basin, ListOptions options) {
         Objects.requireNonNull(options, "options");
-        ListStreamsRequest request = ListStreamsRequest.newBuilder().setBasin(name).setPrefix(options.prefix())
-                .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
-        ListStreamsResponse response = call(CallInfo.of("ListStreams", name, CallKind.READ),
-                e -> control(e).listStreams(request));
-        return new Page<>(response.getStreamsList().stream().map(Protos::streamInfo).toList(),
-                response.getHasMore());
+        return checkedLocally(() -> {
+            String name = basinName(basin);
+            ListStreamsRequest request = ListStreamsRequest.newBuilder().setBasin(name).setPrefix(options.prefix())
+                    .setStartAfter(options.startAfter()).setLimit(options.limit()).build();
+            return call(CallInfo.of("ListStreams", name, CallKind.READ), e -> control(e).listStreams(request),
+                    r -> new Page<>(r.getStreamsList().stream().map(Protos::streamInfo).toList(),
+                            r.getHasMore()));
+        });
     }
 
     // ---------------------------------------------------------------- access tokens
@@ -514,15 +670,15 @@ public final class NovaClient implements AutoCloseable {
         }
         IssueAccessTokenRequest request = IssueAccessTokenRequest.newBuilder().setScope(scope.toProto())
                 .setTtlMs(ttl.toMillis()).setDescription(description).build();
-        IssueAccessTokenResponse response = call(CallInfo.of("IssueAccessToken", "", CallKind.WRITE),
-                e -> control(e).issueAccessToken(request));
+        IssueAccessTokenResponse response = Blocking.await(call(CallInfo.of("IssueAccessToken", "", CallKind.WRITE),
+                e -> control(e).issueAccessToken(request)));
         return new IssuedToken(TokenInfo.of(response.getToken()), response.getSecret());
     }
 
     /** Every access token, revoked ones included, without secrets (needs {@code cluster-admin}). Retried. */
     public List<TokenInfo> listTokens() {
-        ListAccessTokensResponse response = call(CallInfo.of("ListAccessTokens", "", CallKind.READ),
-                e -> control(e).listAccessTokens(ListAccessTokensRequest.getDefaultInstance()));
+        ListAccessTokensResponse response = Blocking.await(call(CallInfo.of("ListAccessTokens", "", CallKind.READ),
+                e -> control(e).listAccessTokens(ListAccessTokensRequest.getDefaultInstance())));
         return response.getTokensList().stream().map(TokenInfo::of).toList();
     }
 
@@ -533,14 +689,20 @@ public final class NovaClient implements AutoCloseable {
     public TokenInfo revokeToken(String id) {
         Objects.requireNonNull(id, "id");
         RevokeAccessTokenRequest request = RevokeAccessTokenRequest.newBuilder().setId(id).build();
-        return TokenInfo.of(call(CallInfo.of("RevokeAccessToken", id, CallKind.WRITE),
-                e -> control(e).revokeAccessToken(request)).getToken());
+        return TokenInfo.of(Blocking.await(call(CallInfo.of("RevokeAccessToken", id, CallKind.WRITE),
+                e -> control(e).revokeAccessToken(request))).getToken());
     }
 
     /** The cluster's nodes and Raft groups as the answering node sees them. Read-only, retried. */
     public ClusterStatus clusterStatus() {
+        return Blocking.await(clusterStatusAsync());
+    }
+
+    /** {@link #clusterStatus} without blocking; the future fails with the exception it would throw. */
+    public CompletableFuture<ClusterStatus> clusterStatusAsync() {
+        checkOpen();
         return call(CallInfo.of("GetClusterStatus", "", CallKind.READ),
-                e -> Protos.clusterStatus(control(e).getClusterStatus(GetClusterStatusRequest.getDefaultInstance())));
+                e -> control(e).getClusterStatus(GetClusterStatusRequest.getDefaultInstance()), Protos::clusterStatus);
     }
 
     /**
@@ -558,8 +720,8 @@ public final class NovaClient implements AutoCloseable {
                     + transfersMax);
         }
         RebalanceRequest request = RebalanceRequest.newBuilder().setTransfersMax(transfersMax).build();
-        return call(CallInfo.of("Rebalance", "", CallKind.IDEMPOTENT_WRITE),
-                e -> Protos.rebalance(control(e).rebalance(request)));
+        return Protos.rebalance(Blocking.await(call(CallInfo.of("Rebalance", "", CallKind.IDEMPOTENT_WRITE),
+                e -> control(e).rebalance(request))));
     }
 
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
@@ -572,32 +734,67 @@ public final class NovaClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- machinery
 
-    AppendAck doAppend(StreamAddress address, List<AppendRecord> records, Long matchSeqNum, String token) {
-        checkAddress(address);
-        checkRecords(records);
-        AppendRequest request = AppendRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
-                .setInput(Protos.appendInput(records, matchSeqNum, token)).build();
-        CallInfo info = new CallInfo("Append", address.toString(), CallKind.WRITE, matchSeqNum);
-        return call(info, e -> Protos.ack(data(e).append(request).getAck()));
+    /**
+     * One append, optionally conditional ({@code matchSeqNum} not null) and presenting a token (not null);
+     * every check of the input is made before anything is sent, as the future's failure.
+     */
+    CompletableFuture<AppendAck> doAppend(StreamAddress address, List<AppendRecord> records, Long matchSeqNum,
+            String token) {
+        return checkedLocally(() -> {
+            checkAddress(address);
+            checkRecords(records);
+            if (matchSeqNum != null) {
+                checkMatchSeqNum(matchSeqNum);
+            }
+            AppendRequest request = AppendRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
+                    .setInput(Protos.appendInput(records, matchSeqNum, token)).build();
+            CallInfo info = new CallInfo("Append", address.toString(), CallKind.WRITE, matchSeqNum);
+            return call(info, e -> data(e).append(request), r -> Protos.ack(r.getAck()));
+        });
     }
 
-    private <T> T call(CallInfo info, java.util.function.Function<EndpointPool.Endpoint, T> attempt) {
-        return call(info, Duration.ZERO, attempt);
+    /**
+     * Runs {@code start} (local checks, then the call): an {@link NovaException} from the checks becomes the
+     * returned future's failure, as the cluster's answer would, while programming errors (a null argument)
+     * and {@link #checkOpen()} are thrown.
+     */
+    private <T> CompletableFuture<T> checkedLocally(Supplier<CompletableFuture<T>> start) {
+        checkOpen();
+        try {
+            return start.get();
+        } catch (NovaException refused) {
+            return CompletableFuture.failedFuture(refused);
+        }
     }
 
-    private <T> T call(CallInfo info, Duration serverWait,
-            java.util.function.Function<EndpointPool.Endpoint, T> attempt) {
+    private void checkOpen() {
         if (closed.get()) {
             throw new IllegalStateException("NovaClient is closed");
         }
-        return runner.run(info, serverWait, attempt);
     }
 
-    private io.nova.proto.v1.DataPlaneGrpc.DataPlaneBlockingStub data(EndpointPool.Endpoint e) {
+    /** The call's answer (the RPC's response, for a blocking admin verb). */
+    private <R> CompletableFuture<R> call(CallInfo info, Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt) {
+        return call(info, Duration.ZERO, attempt, Function.identity());
+    }
+
+    /** The call's answer converted by {@code answer}, for a call that does not wait on the server. */
+    private <R, T> CompletableFuture<T> call(CallInfo info,
+            Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
+        return call(info, Duration.ZERO, attempt, answer);
+    }
+
+    private <R, T> CompletableFuture<T> call(CallInfo info, Duration serverWait,
+            Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
+        checkOpen();
+        return runner.run(info, serverWait, attempt, answer);
+    }
+
+    private io.nova.proto.v1.DataPlaneGrpc.DataPlaneFutureStub data(EndpointPool.Endpoint e) {
         return e.data().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS);
     }
 
-    private io.nova.proto.v1.ControlPlaneGrpc.ControlPlaneBlockingStub control(EndpointPool.Endpoint e) {
+    private io.nova.proto.v1.ControlPlaneGrpc.ControlPlaneFutureStub control(EndpointPool.Endpoint e) {
         return e.control().withDeadlineAfter(millis(requestTimeout), TimeUnit.MILLISECONDS);
     }
 

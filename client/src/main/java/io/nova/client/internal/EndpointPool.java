@@ -35,13 +35,13 @@ public final class EndpointPool implements AutoCloseable {
      * @param index its position in the pool
      * @param hostPort the address it was configured with
      * @param channel its channel
-     * @param data the data-plane stub (without a deadline)
-     * @param control the control-plane stub (without a deadline)
+     * @param data the data-plane stub (asynchronous, without a deadline)
+     * @param control the control-plane stub (asynchronous, without a deadline)
      * @param plaintext whether the channel speaks plaintext (no TLS)
      * @param probeTimeout how long {@link #diagnose} may wait for its TLS probe
      */
     public record Endpoint(int index, String hostPort, ManagedChannel channel,
-            DataPlaneGrpc.DataPlaneBlockingStub data, ControlPlaneGrpc.ControlPlaneBlockingStub control,
+            DataPlaneGrpc.DataPlaneFutureStub data, ControlPlaneGrpc.ControlPlaneFutureStub control,
             boolean plaintext, Duration probeTimeout) {
 
         /**
@@ -101,7 +101,7 @@ public final class EndpointPool implements AutoCloseable {
             }
             ManagedChannel channel = builder.build();
             list.add(new Endpoint(list.size(), hostPort, channel,
-                    DataPlaneGrpc.newBlockingStub(channel), ControlPlaneGrpc.newBlockingStub(channel),
+                    DataPlaneGrpc.newFutureStub(channel), ControlPlaneGrpc.newFutureStub(channel),
                     credentials instanceof io.grpc.InsecureChannelCredentials,
                     connectTimeout.compareTo(PROBE_TIMEOUT_MAX) < 0 ? connectTimeout : PROBE_TIMEOUT_MAX));
         }

@@ -28,24 +28,24 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Proves that the README's two Java client snippets run as a reader would run them, one after the
+ * Proves that the README's three Java client snippets run as a reader would run them, one after the
  * other on the same stream, against a real 3-node cluster (their endpoints swapped for the cluster's):
  * the first creates the stream, appends, loses nothing to its fence, the second writes through a
- * Producer and its tailing read ends; and that the README's command to run them puts the CLI's logging
+ * Producer and its tailing read ends, the third chains asynchronous calls and sees a typed miss; and that the README's command to run them puts the CLI's logging
  * configuration on the class path (without it Logback prints every DEBUG line of gRPC and Netty).
  */
 class ReadmeSnippetsRunTest {
 
-  private static final Path README = Path.of("..", "README.md");
-  private static final String README_ENDPOINTS = "127.0.0.1:7701,127.0.0.1:7702";
+  private static final Path README = ReadmeSnippets.README;
+  private static final String README_ENDPOINTS = ReadmeSnippets.README_ENDPOINTS;
 
   @TempDir Path dir;
 
   @Test
   @Timeout(180)
   void theClientSnippetsRunOneAfterTheOther() throws Exception {
-    List<String> snippets = clientSnippets();
-    assertThat(snippets).as("the README's Java client snippets").hasSize(2);
+    List<String> snippets = ReadmeSnippets.clientSnippets();
+    assertThat(snippets).as("the README's Java client snippets").hasSize(3);
     try (LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 3, 2);
         NovaClient client = NovaClient.builder().endpoints(cluster.endpoints()).build()) {
       client.createBasin("demo");
@@ -53,14 +53,15 @@ class ReadmeSnippetsRunTest {
       List<String> printed = new ArrayList<>();
       for (int i = 0; i < snippets.size(); i++) {
         assertThat(snippets.get(i)).contains(README_ENDPOINTS);
-        printed.addAll(run(snippets.get(i).replace(README_ENDPOINTS, cluster.endpoints()), "ReadmeSnippet" + i,
-            classes));
+        String className = "ReadmeSnippet" + i;
+        printed.addAll(run(ReadmeSnippets.asClass(snippets.get(i), className, cluster.endpoints()), className, classes));
       }
-      // The second snippet prints its ack's start, then the last 3 records.
-      assertThat(printed).endsWith("next", "owned", "a");
+      // The second snippet prints its ack's start, then the last 3 records; the third where its conditional
+      // append landed, then the tail its stale one missed.
+      assertThat(printed).endsWith("next", "owned", "a", "landed at 4", "tail is 5");
       List<String> bodies = client.read(StreamAddress.parse("nova://demo/events"), ReadOptions.defaults()).records().stream()
           .map(r -> new String(r.body(), StandardCharsets.UTF_8)).toList();
-      assertThat(bodies).containsExactly("hello", "next", "owned", "a");
+      assertThat(bodies).containsExactly("hello", "next", "owned", "a", "async");
     }
   }
 
@@ -75,35 +76,8 @@ class ReadmeSnippetsRunTest {
         .as("nova-cli.jar carries logback.xml").isTrue();
   }
 
-  /** The Java blocks of the README's section on the client. */
-  private static List<String> clientSnippets() throws Exception {
-    List<String> lines = Files.readAllLines(README, StandardCharsets.UTF_8);
-    List<String> blocks = new ArrayList<>();
-    boolean inSection = false;
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      if (line.startsWith("## ")) {
-        inSection = line.equals("## Using the Java client");
-      } else if (inSection && line.strip().equals("```java")) {
-        StringBuilder block = new StringBuilder();
-        for (i++; !lines.get(i).strip().equals("```"); i++) {
-          block.append(lines.get(i)).append('\n');
-        }
-        blocks.add(block.toString());
-      }
-    }
-    return blocks;
-  }
-
-  /** Compiles a block as the body of {@code run()} (imports on top), runs it and returns what it printed. */
-  private static List<String> run(String block, String className, Path classes) throws Exception {
-    StringBuilder imports = new StringBuilder();
-    StringBuilder body = new StringBuilder();
-    for (String line : block.split("\n")) {
-      (line.startsWith("import ") ? imports : body).append(line).append('\n');
-    }
-    String source = imports + "public final class " + className + " { public static void run() throws Exception {\n"
-        + body + "} }\n";
+  /** Compiles a snippet's class, runs it and returns what it printed. */
+  private static List<String> run(String source, String className, Path classes) throws Exception {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///" + className + ".java"),
