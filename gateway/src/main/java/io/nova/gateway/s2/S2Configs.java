@@ -2,6 +2,7 @@ package io.nova.gateway.s2;
 
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.StreamConfig;
+import io.nova.protocol.config.StreamConfigRules;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -9,10 +10,11 @@ import java.util.Set;
 /**
  * S2's {@code StreamConfig} and {@code BasinConfig} against Nova's {@link StreamConfig}. What maps:
  * {@code retention_policy} ({@code {"age": secs}} is Nova's {@code retention_age_ms} in seconds,
- * {@code {"infinite": {}}} clears every retention limit). What Nova has one fixed behaviour for is accepted
+ * {@code {"infinite": {}}} clears every retention limit) and {@code delete_on_empty.min_age_secs} (Nova's
+ * {@code delete_on_empty_min_age_ms} in seconds, 0 off; ADR 0026). What Nova has one fixed behaviour for is accepted
  * only at that value: {@code storage_class} {@code standard}; {@code timestamping} mode
  * {@code client-prefer}, capped (the leader takes a client timestamp up to its own clock);
- * {@code delete_on_empty} disabled ({@code min_age_secs} 0); a basin without {@code create_stream_on_append},
+ * a basin without {@code create_stream_on_append},
  * {@code create_stream_on_read} or {@code stream_cipher}. Anything else is refused (400, naming the field),
  * since accepting it would promise a behaviour Nova does not have. Stateless.
  */
@@ -54,14 +56,22 @@ final class S2Configs {
     });
     config.object("delete_on_empty").ifPresent(d -> {
       d.only(Set.of("min_age_secs"));
-      d.u64("min_age_secs").ifPresent(age -> {
-        if (age != 0) {
-          throw S2Errors.invalid(d.at("min_age_secs"), "0",
-              "delete_on_empty is not available: Nova deletes a stream only when asked; leave it unset or 0");
-        }
-      });
+      d.u64("min_age_secs").ifPresent(secs -> out.setDeleteOnEmptyMinAgeMs(deleteOnEmptyMs(secs, d.at("min_age_secs"))));
     });
     return out.build();
+  }
+
+  /**
+   * S2's {@code delete_on_empty.min_age_secs} as Nova's {@code delete_on_empty_min_age_ms} (ADR 0026): 0 turns
+   * it off; otherwise 1 s to 100 years, as Nova's rule, refused naming S2's field rather than Nova's.
+   */
+  private static long deleteOnEmptyMs(long secs, String field) {
+    long maxSecs = StreamConfigRules.DELETE_ON_EMPTY_MIN_AGE_MS_MAX / 1000;
+    if (secs > maxSecs) {
+      throw S2Errors.invalid(field, "0 or 1 to " + maxSecs, field + " is " + secs + " seconds; it must be 0 (never"
+          + " delete the stream when empty) or at most " + maxSecs + " (100 years)");
+    }
+    return secs * 1000;
   }
 
   private static void retention(S2Json policy, StreamConfig.Builder out) {
@@ -113,7 +123,8 @@ final class S2Configs {
       m.put("retention_policy", null);
     }
     m.put("timestamping", Map.of("mode", "client-prefer", "uncapped", false));
-    m.put("delete_on_empty", Map.of("min_age_secs", 0));
+    // Nova keeps milliseconds; S2 speaks whole seconds. Rounded down, never to 0 (Nova's minimum is 1 s).
+    m.put("delete_on_empty", Map.of("min_age_secs", c.getDeleteOnEmptyMinAgeMs() / 1000));
     return m;
   }
 
