@@ -200,11 +200,12 @@ public final class NovaServer implements AutoCloseable {
     HostPort httpAddress = HostPort.parse(config.self().httpAddress(), "http-address");
     HttpServer http;
     try {
+      S2Routes s2 = new S2Routes(dataPlane, controlPlane, tokens, clock, tuning);
       http = HttpServer.start(config.bindHostFor(config.self().httpAddress()), httpAddress.port(),
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
-          List.of(authorizer == null ? AuthRoutes.OFF : new AuthRoutes(authorizer, config.auth().protectMetrics()),
-              new MetricsRoutes(node.metrics().exposition()),
-              new S2Routes(dataPlane, controlPlane, clock, tuning)), apiTls, config.cors());
+          List.of(authorizer == null ? AuthRoutes.OFF
+                  : new AuthRoutes(authorizer, config.auth().protectMetrics(), List.of(s2)),
+              new MetricsRoutes(node.metrics().exposition()), s2), apiTls, config.cors());
     } catch (IOException e) {
       Runnable[] closers = {health::close, balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close,
           node::close,

@@ -9,6 +9,7 @@ import io.nova.gateway.auth.Authorizer;
 import io.nova.gateway.auth.Principal;
 import io.nova.gateway.auth.SessionCheck;
 import io.nova.proto.v1.Operation;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,27 +18,32 @@ import java.util.Optional;
  * (401, 403) changes nothing. {@code /health}, {@code /ready} and the OpenAPI document stay open, and
  * {@code /metrics} is open unless protected ({@code cluster-admin}). The two creates whose name is in the
  * body ({@code POST /v1/basins}, {@code POST .../streams}) are checked by their routes through
- * {@link #check} once the body is parsed; list routes narrow their prefix with {@link #scope}.
+ * {@link #check} once the body is parsed; list routes narrow their prefix with {@link #scope}. Routes mounted
+ * beside Nova's own API bring their rules as {@link RouteAccess}.
  * Without auth ({@link #OFF}) every request passes, as before tokens existed. Thread-safe.
  */
 public final class AuthRoutes implements HttpRoutes {
 
   /** Serves every request without a token. */
-  public static final AuthRoutes OFF = new AuthRoutes(null, false);
+  public static final AuthRoutes OFF = new AuthRoutes(null, false, List.of());
 
   private static final String PRINCIPAL = "nova.principal";
   private static final String AUTH = "nova.auth";
 
   private final Authorizer authorizer;
   private final boolean protectMetrics;
+  private final List<RouteAccess> others;
 
   /**
    * @param authorizer the node's decision point; null for no auth
    * @param protectMetrics whether {@code /metrics} needs {@code cluster-admin}
+   * @param others the rules of route groups mounted beside Nova's own API (e.g. the S2 surface), asked in
+   *     order for a route Nova's own table does not hold
    */
-  public AuthRoutes(Authorizer authorizer, boolean protectMetrics) {
+  public AuthRoutes(Authorizer authorizer, boolean protectMetrics, List<RouteAccess> others) {
     this.authorizer = authorizer;
     this.protectMetrics = protectMetrics;
+    this.others = List.copyOf(others);
   }
 
   @Override
@@ -58,6 +64,13 @@ public final class AuthRoutes implements HttpRoutes {
         java.util.Collections.list(ctx.req().getHeaders("Authorization")));
     ctx.attribute(PRINCIPAL, principal);
     ctx.attribute(AUTH, this);
+    for (RouteAccess group : others) {
+      Optional<RouteAccess.Requirement> requirement = group.requirement(ctx, pattern);
+      if (requirement.isPresent()) {
+        requirement.get().access().ifPresent(access -> authorizer.check(call, principal, access));
+        return;
+      }
+    }
     required(ctx, pattern).ifPresent(access -> authorizer.check(call, principal, access));
   }
 
@@ -103,8 +116,12 @@ public final class AuthRoutes implements HttpRoutes {
     return Optional.of(Access.cluster(Operation.OPERATION_CLUSTER_ADMIN));
   }
 
-  /** Checks {@code access} for the request's token; passes when auth is off. */
-  static void check(Context ctx, Access access) {
+  /**
+   * Checks {@code access} for the request's token; passes when auth is off.
+   *
+   * @throws io.nova.gateway.errors.GatewayException PERMISSION_DENIED naming the operation and the resource
+   */
+  public static void check(Context ctx, Access access) {
     Principal principal = ctx.attribute(PRINCIPAL);
     AuthRoutes routes = ctx.attribute(AUTH);
     if (principal != null && routes != null) {
@@ -116,7 +133,7 @@ public final class AuthRoutes implements HttpRoutes {
    * The check an SSE session opened by this request repeats while it runs ({@link SessionCheck}); none
    * when auth is off.
    */
-  static SessionCheck sessionCheck(Context ctx) {
+  public static SessionCheck sessionCheck(Context ctx) {
     AuthRoutes routes = ctx.attribute(AUTH);
     if (routes == null) {
       return SessionCheck.NONE;
@@ -124,8 +141,13 @@ public final class AuthRoutes implements HttpRoutes {
     return SessionCheck.of(routes.authorizer, ctx.method() + " " + ctx.path(), ctx.header("Authorization"));
   }
 
+  /** The verified caller of the request; empty when auth is off. */
+  public static Optional<Principal> principal(Context ctx) {
+    return Optional.ofNullable(ctx.attribute(PRINCIPAL));
+  }
+
   /** The scope of the request's token; empty when auth is off. */
-  static Optional<AccessScope> scope(Context ctx) {
+  public static Optional<AccessScope> scope(Context ctx) {
     Principal principal = ctx.attribute(PRINCIPAL);
     return Optional.ofNullable(principal).map(Principal::scope);
   }

@@ -2,7 +2,11 @@ package io.nova.gateway.s2;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.nova.gateway.auth.Access;
+import io.nova.gateway.auth.AccessScope;
+import io.nova.gateway.auth.ListScoping;
 import io.nova.gateway.controlplane.ControlPlane;
+import io.nova.gateway.http.AuthRoutes;
 import io.nova.gateway.http.Json;
 import io.nova.gateway.http.RequestBodies;
 import io.nova.gateway.validation.RequestChecks;
@@ -11,9 +15,11 @@ import io.nova.proto.v1.CreateBasinRequest;
 import io.nova.proto.v1.DeleteBasinRequest;
 import io.nova.proto.v1.ListBasinsRequest;
 import io.nova.proto.v1.ListBasinsResponse;
+import io.nova.proto.v1.Operation;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -42,11 +48,15 @@ final class S2Basins {
 
   private void list(Context ctx) {
     S2Query q = S2Query.of(ctx, Set.of("prefix", "start_after", "limit"));
-    ListBasinsResponse page = control.listBasins(ListBasinsRequest.newBuilder()
+    ListBasinsRequest request = ListBasinsRequest.newBuilder()
         .setPrefix(q.string("prefix").orElse(""))
         .setStartAfter(q.string("start_after").orElse(""))
         .setLimit(q.intInRange("limit", 0, RequestChecks.LIST_LIMIT_MAX).orElse(0))
-        .build());
+        .build();
+    // A token narrowed to some basins lists only those (a page may then hold fewer than limit).
+    Optional<AccessScope> scope = AuthRoutes.scope(ctx);
+    ListBasinsResponse listed = control.listBasins(scope.map(s -> ListScoping.narrow(s, request)).orElse(request));
+    ListBasinsResponse page = scope.map(s -> ListScoping.filter(s, listed)).orElse(listed);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("basins", page.getBasinsList().stream().map(S2Basins::info).toList());
     out.put("has_more", page.getHasMore());
@@ -58,6 +68,7 @@ final class S2Basins {
     S2Json body = S2Json.parse(RequestBodies.read(ctx, bodyBytesMax)).only(Set.of("basin", "config", "scope"));
     String basin = body.string("basin").orElseThrow(() -> S2Errors.invalid("basin", "a basin name",
         "name the basin to create: {\"basin\": \"my-basin\"}"));
+    AuthRoutes.check(ctx, Access.basin(Operation.OPERATION_CREATE, basin));
     if (body.has("scope")) {
       throw S2Errors.invalid("scope", "unset", "Nova basins have no cloud scope; leave scope unset");
     }

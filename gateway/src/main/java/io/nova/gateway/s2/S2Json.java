@@ -93,6 +93,19 @@ final class S2Json {
     return new String[] {node.get(0).asText(), node.get(1).asText()};
   }
 
+  /** This value as a string (for array elements). */
+  String text() {
+    if (!node.isTextual()) {
+      throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + node.getNodeType());
+    }
+    return node.asText();
+  }
+
+  /** This value's JSON path ({@code ""} for the body). */
+  String path() {
+    return path;
+  }
+
   /** This value as an object (for array elements). */
   S2Json asObject() {
     checkObject();

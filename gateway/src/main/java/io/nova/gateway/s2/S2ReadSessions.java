@@ -3,6 +3,7 @@ package io.nova.gateway.s2;
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
 import io.nova.cluster.config.NodeTuning;
+import io.nova.gateway.auth.SessionCheck;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.http.ErrorMapper;
@@ -72,8 +73,11 @@ final class S2ReadSessions implements AutoCloseable {
    * then turns {@code ctx} into S2's event stream serving {@code request}.
    *
    * @param pastTail the 416 to throw when the start is past the tail
+   * @param tokenCheck asked before every read after the first: a revoked or expired access token ends the
+   *     session with an {@code error} event {@code unauthenticated} (ADR 0019)
    */
-  void open(Context ctx, ReadRequest request, S2Format format, Supplier<RuntimeException> pastTail) {
+  void open(Context ctx, ReadRequest request, S2Format format, Supplier<RuntimeException> pastTail,
+      SessionCheck tokenCheck) {
     RequestChecks.streamName(request.getBasin(), request.getStream());
     RequestChecks.read(request);
     ReadResponse first;
@@ -96,7 +100,7 @@ final class S2ReadSessions implements AutoCloseable {
       client.keepAlive();
       threads.execute(() -> {
         try {
-          new Session(client, request, format).serve(first);
+          new Session(client, request, format, tokenCheck).serve(first);
         } catch (InterruptedException e) {
           LOG.debug("S2 read session on {}/{} stopped with the node", request.getBasin(), request.getStream());
         } catch (RuntimeException e) {
@@ -117,16 +121,18 @@ final class S2ReadSessions implements AutoCloseable {
     private final SseClient client;
     private final ReadRequest request;
     private final S2Format format;
+    private final SessionCheck tokenCheck;
     private long nextSeqNum = -1;
     private long delivered;
     private long deliveredBytes;
     private final long countMax;
     private final long bytesMax;
 
-    Session(SseClient client, ReadRequest request, S2Format format) {
+    Session(SseClient client, ReadRequest request, S2Format format, SessionCheck tokenCheck) {
       this.client = client;
       this.request = request;
       this.format = format;
+      this.tokenCheck = tokenCheck;
       ReadLimit limit = request.getLimit();
       this.countMax = limit.hasCount() && limit.getCount() > 0 ? limit.getCount() : Long.MAX_VALUE;
       this.bytesMax = limit.hasBytes() && limit.getBytes() > 0 ? limit.getBytes() : Long.MAX_VALUE;
@@ -141,6 +147,11 @@ final class S2ReadSessions implements AutoCloseable {
         if (Thread.interrupted()) {
           throw new InterruptedException();
         }
+        var refusal = tokenCheck.refusal();
+        if (refusal.isPresent()) {
+          sendError(refusal.get());
+          return;
+        }
         ReadResponse read;
         try {
           read = data.read(next());
@@ -149,9 +160,7 @@ final class S2ReadSessions implements AutoCloseable {
           long now = clock.millis();
           unavailableSinceMs = unavailableSinceMs < 0 ? now : unavailableSinceMs;
           if (!e.detail().hasUnavailable() || now - unavailableSinceMs > tuning.sseUnavailableBudgetMs()) {
-            var error = ErrorMapper.fromDetail(e.detail());
-            client.sendEvent("error", io.nova.gateway.http.Json.line(
-                Map.of("code", error.code(), "message", error.getMessage())));
+            sendError(e.detail());
             return;
           }
           Thread.sleep(tuning.ssePauseMs());
@@ -161,6 +170,13 @@ final class S2ReadSessions implements AutoCloseable {
           return;
         }
       }
+    }
+
+    /** S2's {@code error} event for {@code detail}: its {@code {"code", "message"}} as a JSON string. */
+    private void sendError(io.nova.proto.v1.ErrorDetail detail) {
+      var error = ErrorMapper.fromDetail(detail);
+      client.sendEvent("error", io.nova.gateway.http.Json.line(
+          Map.of("code", error.code(), "message", error.getMessage())));
     }
 
     /** The next read: from the pinned seq_num, within what is left of the limits, parked up to a ping. */

@@ -2,15 +2,18 @@ package io.nova.gateway.s2;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.nova.gateway.auth.Access;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.http.ApiError;
+import io.nova.gateway.http.AuthRoutes;
 import io.nova.gateway.http.Json;
 import io.nova.gateway.http.RequestBodies;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.proto.v1.FenceRequest;
+import io.nova.proto.v1.Operation;
 import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.StreamPosition;
 import io.nova.proto.v1.TrimRequest;
@@ -27,6 +30,7 @@ import java.util.Set;
 final class S2RecordRoutes {
 
   static final String RECORDS = S2Streams.STREAM + "/records";
+  static final String TAIL = RECORDS + "/tail";
   static final String EVENT_STREAM = "text/event-stream";
 
   private final DataPlane data;
@@ -42,7 +46,7 @@ final class S2RecordRoutes {
   void register(RoutesConfig routes) {
     routes.post(RECORDS, S2Errors.guarded(this::append));
     routes.get(RECORDS, S2Errors.guarded(this::read));
-    routes.get(RECORDS + "/tail", S2Errors.guarded(this::checkTail));
+    routes.get(TAIL, S2Errors.guarded(this::checkTail));
   }
 
   private void append(Context ctx) {
@@ -52,6 +56,10 @@ final class S2RecordRoutes {
     S2Format format = S2Format.of(ctx);
     checkJson(ctx);
     S2Records.Append append = S2Records.append(S2Json.parse(RequestBodies.read(ctx, bodyBytesMax)), format);
+    // The body decides the operation (S2Routes.requirement): a command record is Nova's Fence or Trim verb.
+    Operation operation = append instanceof S2Records.Command.Fence ? Operation.OPERATION_FENCE
+        : append instanceof S2Records.Command.Trim ? Operation.OPERATION_TRIM : Operation.OPERATION_APPEND;
+    AuthRoutes.check(ctx, Access.stream(operation, basin, stream));
     Map<String, Object> ack;
     if (append instanceof S2Records.Command.Fence fence) {
       ack = S2Records.commandAck(data.fence(FenceRequest.newBuilder()
@@ -87,7 +95,7 @@ final class S2RecordRoutes {
     ReadRequest request = S2ReadQuery.of(ctx, basin, stream);
     String accept = ctx.header("Accept");
     if (accept != null && accept.contains(EVENT_STREAM)) {
-      sessions.open(ctx, request, format, () -> pastTail(request));
+      sessions.open(ctx, request, format, () -> pastTail(request), AuthRoutes.sessionCheck(ctx));
       return;
     }
     try {

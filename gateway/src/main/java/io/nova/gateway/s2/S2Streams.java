@@ -2,7 +2,10 @@ package io.nova.gateway.s2;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.nova.gateway.auth.Access;
+import io.nova.gateway.auth.ListScoping;
 import io.nova.gateway.controlplane.ControlPlane;
+import io.nova.gateway.http.AuthRoutes;
 import io.nova.gateway.http.Json;
 import io.nova.gateway.http.RequestBodies;
 import io.nova.gateway.validation.RequestChecks;
@@ -11,6 +14,7 @@ import io.nova.proto.v1.DeleteStreamRequest;
 import io.nova.proto.v1.GetStreamConfigRequest;
 import io.nova.proto.v1.ListStreamsRequest;
 import io.nova.proto.v1.ListStreamsResponse;
+import io.nova.proto.v1.Operation;
 import io.nova.proto.v1.SetStreamConfigRequest;
 import io.nova.proto.v1.StreamInfo;
 import java.time.Instant;
@@ -63,12 +67,15 @@ final class S2Streams {
     String basin = basin(ctx);
     // An unknown basin lists nothing in the meta group; answer 404 as for every other call on it.
     control.getBasin(basin);
-    ListStreamsResponse page = control.listStreams(ListStreamsRequest.newBuilder()
+    ListStreamsRequest request = ListStreamsRequest.newBuilder()
         .setBasin(basin)
         .setPrefix(q.string("prefix").orElse(""))
         .setStartAfter(q.string("start_after").orElse(""))
         .setLimit(q.intInRange("limit", 0, RequestChecks.LIST_LIMIT_MAX).orElse(0))
-        .build());
+        .build();
+    // A token narrowed to some streams lists only those.
+    ListStreamsResponse page = control.listStreams(
+        AuthRoutes.scope(ctx).map(s -> ListScoping.narrow(s, request)).orElse(request));
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("streams", page.getStreamsList().stream().map(S2Streams::info).toList());
     out.put("has_more", page.getHasMore());
@@ -81,6 +88,7 @@ final class S2Streams {
     S2Json body = S2Json.parse(RequestBodies.read(ctx, bodyBytesMax)).only(Set.of("stream", "config"));
     String stream = body.string("stream").orElseThrow(() -> S2Errors.invalid("stream", "a stream name",
         "name the stream to create: {\"stream\": \"my-stream\"}"));
+    AuthRoutes.check(ctx, Access.stream(Operation.OPERATION_CREATE, basin, stream));
     var created = control.createStream(CreateStreamRequest.newBuilder().setBasin(basin).setStream(stream)
         .setConfig(body.object("config").map(S2Configs::stream)
             .orElse(io.nova.proto.v1.StreamConfig.getDefaultInstance()))
