@@ -22,14 +22,14 @@ import org.awaitility.Awaitility;
 
 /**
  * A {@link LocalCluster} with access tokens required, the bootstrap admin token it wrote, and clients and
- * HTTP calls presenting chosen tokens. For the auth tests; closes the cluster.
+ * HTTP calls presenting chosen tokens. For the auth tests (and the S2 surface's); closes the cluster.
  */
-final class AuthCluster implements AutoCloseable {
+public final class AuthCluster implements AutoCloseable {
 
   static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-  final LocalCluster cluster;
-  final String adminToken;
+  public final LocalCluster cluster;
+  public final String adminToken;
   final Path adminTokenFile;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -40,7 +40,7 @@ final class AuthCluster implements AutoCloseable {
   }
 
   /** Starts {@code nodes} nodes with {@code auth} and waits (bounded) for the bootstrap admin token. */
-  static AuthCluster start(Path dir, int nodes, AuthSettings auth) throws IOException {
+  public static AuthCluster start(Path dir, int nodes, AuthSettings auth) throws IOException {
     LocalCluster cluster = LocalCluster.start(dir, nodes, 1, c -> c.withAuth(auth));
     try {
       cluster.awaitReady(Duration.ofSeconds(60));
@@ -76,12 +76,12 @@ final class AuthCluster implements AutoCloseable {
   }
 
   /** A client presenting the bootstrap admin token. */
-  NovaClient admin() {
+  public NovaClient admin() {
     return client(adminToken);
   }
 
   /** Issues a token through the admin. */
-  IssuedToken issue(String basinPrefix, String streamPrefix, Set<TokenOperation> ops, Duration ttl) {
+  public IssuedToken issue(String basinPrefix, String streamPrefix, Set<TokenOperation> ops, Duration ttl) {
     try (NovaClient admin = admin()) {
       return admin.issueToken(new TokenScope(basinPrefix, streamPrefix, ops), ttl, "test");
     }

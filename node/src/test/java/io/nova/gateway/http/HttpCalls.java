@@ -12,7 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** A small JSON-over-HTTP client for tests: real requests with {@link HttpClient}, bounded by a timeout. */
-final class HttpCalls {
+public final class HttpCalls {
 
   static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -20,17 +20,17 @@ final class HttpCalls {
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
 
-  HttpCalls(String base) {
+  public HttpCalls(String base) {
     this.base = base;
   }
 
-  String base() {
+  public String base() {
     return base;
   }
 
   /** An answer: status, headers and body text; {@link #json()} parses the body. */
-  record Answer(int status, HttpHeaders headers, String body) {
-    JsonNode json() {
+  public record Answer(int status, HttpHeaders headers, String body) {
+    public JsonNode json() {
       try {
         return MAPPER.readTree(body);
       } catch (IOException e) {
@@ -66,7 +66,7 @@ final class HttpCalls {
   }
 
   /** Sends {@code method path} with an optional body and header name/value pairs. */
-  Answer send(String method, String path, String body, String... headers) {
+  public Answer send(String method, String path, String body, String... headers) {
     return sendWith(method, path, body == null ? HttpRequest.BodyPublishers.noBody()
         : HttpRequest.BodyPublishers.ofString(body), headers);
   }
@@ -95,7 +95,7 @@ final class HttpCalls {
     }
   }
 
-  HttpClient client() {
+  public HttpClient client() {
     return client;
   }
 }

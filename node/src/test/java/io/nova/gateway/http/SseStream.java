@@ -18,13 +18,13 @@ import java.util.stream.Stream;
  * ({@code id:}, {@code event:}, {@code data:}, {@code retry:} lines, a blank line ends an event, {@code :} comments are
  * skipped) into a queue that {@link #next} polls with a timeout. {@link #close()} disconnects.
  */
-final class SseStream implements AutoCloseable {
+public final class SseStream implements AutoCloseable {
 
   /** One event; {@code id} and {@code retry} (the reconnection delay it set, ms) are null when absent. */
-  record Event(String id, String event, String data, String retry) {}
+  public record Event(String id, String event, String data, String retry) {}
 
   /** The end of the response (the server closed it). */
-  static final Event CLOSED = new Event(null, "<closed>", "", null);
+  public static final Event CLOSED = new Event(null, "<closed>", "", null);
 
   private final int status;
   private final String contentType;
@@ -42,7 +42,7 @@ final class SseStream implements AutoCloseable {
   }
 
   /** Opens {@code url} with {@code Accept: text/event-stream} and the given header name/value pairs. */
-  static SseStream open(HttpClient client, String url, String... headers) {
+  public static SseStream open(HttpClient client, String url, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream");
     for (int i = 0; i + 1 < headers.length; i += 2) {
       b.header(headers[i], headers[i + 1]);
@@ -57,7 +57,7 @@ final class SseStream implements AutoCloseable {
     }
   }
 
-  int status() {
+  public int status() {
     return status;
   }
 
@@ -100,12 +100,12 @@ final class SseStream implements AutoCloseable {
   }
 
   /** The next event within {@code timeout}, {@link #CLOSED} once the response ended, or empty. */
-  Optional<Event> next(Duration timeout) throws InterruptedException {
+  public Optional<Event> next(Duration timeout) throws InterruptedException {
     return Optional.ofNullable(events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS));
   }
 
   /** The next event of type {@code type} within {@code timeout}, skipping others (not CLOSED). */
-  Event nextOf(String type, Duration timeout) throws InterruptedException {
+  public Event nextOf(String type, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       Optional<Event> e = next(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
