@@ -40,6 +40,13 @@ const streams = await basin.streams.list();
 expect(streams.streams.map((s) => s.name).includes("events"), "stream listed");
 ok("stream");
 
+// delete_on_empty is Nova's delete-on-empty minimum age, in seconds.
+await basin.streams.reconfigure({ stream: "events", deleteOnEmpty: { minAgeSecs: 7200 } });
+const reconfigured = await basin.streams.getConfig({ stream: "events" });
+expect(reconfigured.deleteOnEmpty?.minAgeSecs === 7200, "delete_on_empty " + JSON.stringify(reconfigured));
+await basin.streams.reconfigure({ stream: "events", deleteOnEmpty: { minAgeSecs: 0 } });
+ok("delete-on-empty", reconfigured.deleteOnEmpty.minAgeSecs);
+
 const stream = basin.stream("events", { forceTransport: "fetch" });
 const first = await stream.append(AppendInput.create([
   AppendRecord.string({ body: "a", headers: [["k", "v"]] }),
@@ -90,6 +97,20 @@ for await (const record of session) {
 }
 expect(tailed.length === 1 && tailed[0].body === "e" && tailed[0].seqNum === 4, "tailed " + JSON.stringify(tailed));
 ok("read-session", tailed[0].seqNum);
+
+// Access tokens: issued, listed and revoked as Nova tokens, under the id the SDK chose.
+const readOps = ["list-basins", "get-basin-config", "list-streams", "get-stream-config", "check-tail", "read"];
+const issued = await s2.accessTokens.issue({
+  id: "sdk-reader", scope: { basins: { exact: basinName }, streams: { prefix: "" }, ops: readOps },
+});
+expect(issued.accessToken.startsWith("nvt."), "a Nova bearer token");
+const tokens = await s2.accessTokens.list({ prefix: "sdk-" });
+const reader = tokens.accessTokens.find((t) => t.id === "sdk-reader");
+expect(reader?.scope?.basins?.exact === basinName, "listed token " + JSON.stringify(tokens));
+await s2.accessTokens.revoke({ id: "sdk-reader" });
+const afterRevoke = await s2.accessTokens.list({ prefix: "sdk-" });
+expect(afterRevoke.accessTokens.length === 0, "revoked token not listed " + JSON.stringify(afterRevoke));
+ok("access-tokens", reader.id);
 
 await basin.streams.delete({ stream: "events" });
 await s2.basins.delete({ basin: basinName });

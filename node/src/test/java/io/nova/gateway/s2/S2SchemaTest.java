@@ -70,6 +70,16 @@ class S2SchemaTest {
   }
 
   @Test
+  void theShapesRefuseWhatS2WouldNotAccept() throws IOException {
+    // Guards the guard: a description that accepted anything would make every other check here pass.
+    assertThat(problems("AppendAck", MAPPER.readTree("{\"start\":{\"seq_num\":0,\"timestamp\":0}}"))).isNotEmpty();
+    assertThat(problems("ErrorInfo", MAPPER.readTree("{\"code\":1,\"message\":\"m\"}"))).isNotEmpty();
+    assertThat(problems("ReadBatch", MAPPER.readTree("{\"records\":[{\"seq_num\":-1,\"timestamp\":0}]}")))
+        .isNotEmpty();
+    assertThat(problems("AppendConditionFailed", MAPPER.readTree("{\"tail\":{}}"))).isNotEmpty();
+  }
+
+  @Test
   void basinsAnswerS2Shapes() {
     String config = "{\"default_stream_config\":{\"delete_on_empty\":{\"min_age_secs\":60}}}";
     HttpCalls.Answer created = admin("POST", "/basins", "{\"basin\":\"schema-b1\",\"config\":" + config + "}", null);
@@ -273,13 +283,16 @@ class S2SchemaTest {
 
   /** Validates {@code json} against the shape {@code shape} of docs/s2/s2-shapes.schema.json. */
   private void validate(String shape, JsonNode json) {
+    assertThat(problems(shape, json)).as(shape + ": " + json).isEmpty();
+  }
+
+  private Set<ValidationMessage> problems(String shape, JsonNode json) {
     assertThat(shapes.get("$defs").has(shape)).as("shape " + shape + " is described").isTrue();
     ObjectNode schema = MAPPER.createObjectNode();
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
     schema.put("$ref", "#/$defs/" + shape);
     schema.set("$defs", shapes.get("$defs"));
     JsonSchema validator = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(schema);
-    Set<ValidationMessage> problems = validator.validate(json);
-    assertThat(problems).as(shape + ": " + json).isEmpty();
+    return validator.validate(json);
   }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves that S2's official TypeScript SDK ({@code @s2-dev/streamstore} 0.27.0, pinned with its lock file in
  * {@code src/test/s2-sdk}) works against a Nova node's S2 surface: it creates a basin and a stream, appends
  * plainly, with match_seq_num and with a fencing token (and sees S2's typed mismatch errors), reads, reads
- * past the tail (416), checks the tail, and tails with its fetch transport's append and read sessions.
+ * past the tail (416), checks the tail, and tails with its fetch transport's append and read sessions; it also
+ * sets delete_on_empty and issues, lists and revokes an access token.
  * Runs {@code npm ci} and {@code node} as real processes: without them the test fails, it is never skipped
  * (.ci/run installs them).
  */
@@ -54,8 +55,9 @@ class S2SdkTest {
     Run run = run(Duration.ofSeconds(120), "node", "sdk-check.mjs", endpoint, "sdk-basin-1");
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.stdout().lines().toList()).as(run.toString()).containsExactly(
-        "ok basin", "ok stream", "ok append 2", "ok match-seq-num 3", "ok fencing-token writer-1", "ok read 4",
-        "ok check-tail 4", "ok append-session 4", "ok read-session 4", "ok delete", "all ok");
+        "ok basin", "ok stream", "ok delete-on-empty 7200", "ok append 2", "ok match-seq-num 3", "ok fencing-token writer-1", "ok read 4",
+        "ok check-tail 4", "ok append-session 4", "ok read-session 4", "ok access-tokens sdk-reader", "ok delete",
+        "all ok");
   }
 
   /** Copies the script and its lock file into target/ and installs exactly the locked SDK there. */
