@@ -10,7 +10,6 @@ import io.nova.client.ReadOptions;
 import io.nova.client.StreamAddress;
 import io.nova.client.StreamConfigChange;
 import io.nova.client.TokenOperation;
-import io.nova.client.errors.NotFoundException;
 import io.nova.client.errors.PermissionDeniedException;
 import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.auth.AuthSettings;
@@ -142,7 +141,7 @@ class AccessTokenMatrixTest {
     String node = auth.cluster.nodeIds().get(id % 3);
     if (state == State.VALID) {
       perform(op, transport, target, token, node);
-      assertEffect(op, target);
+      auth.assertEffect(op.operation, target);
       return;
     }
     boolean unauthenticated = state == State.EXPIRED || state == State.REVOKED;
@@ -161,7 +160,7 @@ class AccessTokenMatrixTest {
         assertThat(answer.body()).contains("\"operation\":\"" + op.operation.label() + "\"");
       }
     }
-    assertNothingChanged(op, target);
+    auth.assertNothingChanged(op.operation, target);
   }
 
   @Test
@@ -212,34 +211,5 @@ class AccessTokenMatrixTest {
       case CONFIGURE -> auth.http(node, "PATCH", stream + "/config", "{\"retention_records\":1000}", bearer);
       case CLUSTER_ADMIN -> auth.http(node, "GET", "/metrics", null, bearer);
     };
-  }
-
-  private void assertEffect(Op op, StreamAddress target) {
-    try (NovaClient admin = auth.admin()) {
-      switch (op) {
-        case APPEND -> assertThat(admin.checkTail(target).seqNum()).isEqualTo(2);
-        case FENCE -> assertThat(admin.fencingToken(target)).contains("gen-1");
-        case TRIM -> assertThat(admin.bounds(target).firstSeqNum()).isEqualTo(1);
-        case CREATE -> assertThat(admin.getStream(target).name()).isEqualTo(target.stream());
-        case DELETE -> assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
-        case CONFIGURE -> assertThat(admin.streamConfig(target).retentionRecords()).isEqualTo(1000);
-        case READ, CLUSTER_ADMIN -> { }
-      }
-    }
-  }
-
-  private void assertNothingChanged(Op op, StreamAddress target) {
-    try (NovaClient admin = auth.admin()) {
-      switch (op) {
-        case CREATE -> assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
-        case CLUSTER_ADMIN -> { }
-        default -> {
-          assertThat(admin.checkTail(target).seqNum()).isEqualTo(1);
-          assertThat(admin.fencingToken(target).filter(t -> !t.isEmpty())).isEmpty();
-          assertThat(admin.bounds(target).firstSeqNum()).isZero();
-          assertThat(admin.streamConfig(target).hasRetention()).isFalse();
-        }
-      }
-    }
   }
 }

@@ -1,9 +1,14 @@
 package io.nova.gateway.auth;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.nova.client.IssuedToken;
 import io.nova.client.NovaClient;
 import io.nova.client.TokenOperation;
+import io.nova.client.StreamAddress;
 import io.nova.client.TokenScope;
+import io.nova.client.errors.NotFoundException;
 import io.nova.cluster.auth.AuthSettings;
 import io.nova.node.testing.LocalCluster;
 import java.io.IOException;
@@ -84,6 +89,42 @@ public final class AuthCluster implements AutoCloseable {
   public IssuedToken issue(String basinPrefix, String streamPrefix, Set<TokenOperation> ops, Duration ttl) {
     try (NovaClient admin = admin()) {
       return admin.issueToken(new TokenScope(basinPrefix, streamPrefix, ops), ttl, "test");
+    }
+  }
+
+  /**
+   * Asserts that a call needing {@code op} on {@code target} took effect, for a stream holding one record
+   * before: an append added one, a fence installed {@code gen-1}, a trim cut below 1, a create made the
+   * stream, a delete removed it, a configure set a retention limit. Read and cluster-admin leave no trace.
+   */
+  void assertEffect(TokenOperation op, StreamAddress target) {
+    try (NovaClient admin = admin()) {
+      switch (op) {
+        case APPEND -> assertThat(admin.checkTail(target).seqNum()).isEqualTo(2);
+        case FENCE -> assertThat(admin.fencingToken(target)).contains("gen-1");
+        case TRIM -> assertThat(admin.bounds(target).firstSeqNum()).isEqualTo(1);
+        case CREATE -> assertThat(admin.getStream(target).name()).isEqualTo(target.stream());
+        case DELETE -> assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
+        case CONFIGURE -> assertThat(admin.streamConfig(target).hasRetention()).isTrue();
+        case READ, CLUSTER_ADMIN -> { }
+      }
+    }
+  }
+
+  /**
+   * Asserts that a refused call needing {@code op} left {@code target} as it was: not created (for a create),
+   * else still one record, no fencing token, nothing trimmed, no retention.
+   */
+  void assertNothingChanged(TokenOperation op, StreamAddress target) {
+    try (NovaClient admin = admin()) {
+      if (op == TokenOperation.CREATE) {
+        assertThatThrownBy(() -> admin.getStream(target)).isInstanceOf(NotFoundException.class);
+      } else if (op != TokenOperation.CLUSTER_ADMIN) {
+        assertThat(admin.checkTail(target).seqNum()).isEqualTo(1);
+        assertThat(admin.fencingToken(target).filter(t -> !t.isEmpty())).isEmpty();
+        assertThat(admin.bounds(target).firstSeqNum()).isZero();
+        assertThat(admin.streamConfig(target).hasRetention()).isFalse();
+      }
     }
   }
 
