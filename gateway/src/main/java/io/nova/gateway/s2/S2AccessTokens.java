@@ -121,6 +121,10 @@ final class S2AccessTokens {
       throw S2Errors.invalid("expires_at", "in the future", "expires_at " + text + " is not in the future (now "
           + Instant.ofEpochMilli(nowMs) + ")");
     }
+    if (atMs - nowMs > AccessTokens.TTL_MS_MAX) {
+      throw S2Errors.invalid("expires_at", "within 10 years", "expires_at " + text + " is more than 10 years away,"
+          + " the longest a Nova token lives; leave expires_at out for a token that lives as long as its issuer");
+    }
     return atMs - nowMs;
   }
 

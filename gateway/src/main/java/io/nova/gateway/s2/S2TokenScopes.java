@@ -2,6 +2,7 @@ package io.nova.gateway.s2;
 
 import io.nova.proto.v1.AccessTokenScope;
 import io.nova.proto.v1.Operation;
+import io.nova.protocol.auth.Operations;
 import io.nova.protocol.auth.TokenRules;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -23,7 +24,8 @@ import java.util.Set;
  *       also grant reading records;
  *   <li>S2's token-administration ops ({@code issue-access-token}, ...) are refused: Nova's only permission for
  *       them is {@code cluster-admin}, which also reaches cluster status and node information;
- *   <li>ops Nova serves on no surface ({@code reconfigure-basin}, the metrics ops) grant nothing;
+ *   <li>ops for calls Nova serves on no surface ({@code reconfigure-basin}; S2's account, basin and stream
+ *       metrics) grant nothing;
  *   <li>{@code basins} and {@code streams} must be given: {@code {"prefix": P}} is Nova's prefix,
  *       {@code {"exact": B}} for basins is Nova's {@code B/}; exact streams, empty exact names (no resource)
  *       and {@code op_groups} cannot be expressed and are refused.
@@ -104,7 +106,7 @@ final class S2TokenScopes {
       if (given.size() != group.size()) {
         List<String> missing = group.stream().filter(o -> !ops.contains(o)).sorted().toList();
         throw S2Errors.invalid(field, "whole groups: " + new java.util.TreeSet<>(group), "Nova grants " + given
-            + " only together with " + missing + " (one Nova operation, " + io.nova.protocol.auth.Operations.name(nova)
+            + " only together with " + missing + " (one Nova operation, " + Operations.name(nova)
             + ", covers them all), so this token would be wider than asked: add " + missing + " or remove " + given);
       }
       out.add(nova);
@@ -119,7 +121,7 @@ final class S2TokenScopes {
   /** The resource set {@code name}: one of {@code exact} or {@code prefix}, with its path. */
   private static Map.Entry<String, String> resourceSet(S2Json scope, String name) {
     S2Json set = scope.object(name).orElseThrow(() -> S2Errors.invalid(scope.at(name), "{\"prefix\": ...} or"
-        + " {\"exact\": ...}", "give " + scope.at(name) + " explicitly; {\"prefix\": \"\"} allows every " + name));
+        + " {\"exact\": ...}", "give " + scope.at(name) + " explicitly; {\"prefix\": \"\"} allows all " + name));
     set.only(Set.of("exact", "prefix"));
     if (set.has("exact") == set.has("prefix")) {
       throw S2Errors.invalid(set.at("prefix"), "exactly one of exact, prefix", set.path() + " takes exactly one of"
