@@ -31,11 +31,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * changes nothing), invalid seeds refused without a change, new streams placed over the seeded shard
  * groups, and the placement kept by the store and restored with the rest of the state.
  */
-class MetaStatePlacementTest {
+public class MetaStatePlacementTest {
   private long index = 10;
 
   /** A valid placement of a meta group and {@code shards} shard groups over nodes n1..n{@code nodes}. */
-  static Placement placement(int nodes, int shards) {
+  public static Placement placement(int nodes, int shards) {
     Placement.Builder p = Placement.newBuilder().setClusterName("test");
     for (int i = 1; i <= nodes; i++) {
       p.addNodes(RegisteredNode.newBuilder().setNodeId("n" + i).setRaftAddress("h:" + (7800 + i))
