@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * The cluster as one node sees it. Immutable.
@@ -11,14 +12,24 @@ import java.util.Objects;
  * @param answeredBy the id of the node that answered
  * @param nodes every member node
  * @param groups every Raft group (the meta group and the shards)
+ * @param placementVersion the version of the meta group's placement (node registry and replicas of each
+ *     group) the nodes and groups come from; empty when the answering node has not read it yet, and the
+ *     nodes and groups are its configuration's
  */
-public record ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<GroupStatus> groups) {
+public record ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<GroupStatus> groups,
+        OptionalLong placementVersion) {
 
     /** Copies the lists; rejects nulls. */
     public ClusterStatus {
         Objects.requireNonNull(answeredBy, "answeredBy");
         nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
         groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
+        Objects.requireNonNull(placementVersion, "placementVersion");
+    }
+
+    /** A status without a placement read from the meta group. */
+    public ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<GroupStatus> groups) {
+        this(answeredBy, nodes, groups, OptionalLong.empty());
     }
 
     /**

@@ -21,9 +21,12 @@ import java.util.OptionalLong;
  *     or runs a version that does not report it
  * @param diskLow whether its data volume is below its reserve, so that as a leader it refuses appends,
  *     fences and creations ({@link io.nova.client.errors.InsufficientStorageException}); false when unknown
+ * @param memberState its state in the meta group's node registry: "joining", "up", "draining" or "removed";
+ *     "" when the answering node has not read the registry yet (or runs a version without one)
  */
 public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
-        String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow) {
+        String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow,
+        String memberState) {
 
     /** Rejects nulls. */
     public NodeStatus {
@@ -34,6 +37,14 @@ public record NodeStatus(String nodeId, String raftAddress, String apiAddress, b
         Objects.requireNonNull(httpAddress, "httpAddress");
         Objects.requireNonNull(dataBytes, "dataBytes");
         Objects.requireNonNull(diskFreeBytes, "diskFreeBytes");
+        Objects.requireNonNull(memberState, "memberState");
+    }
+
+    /** A node whose registry state is not known. */
+    public NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
+            String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow) {
+        this(nodeId, raftAddress, apiAddress, reachable, up, version, httpAddress, dataBytes, diskFreeBytes, diskLow,
+                "");
     }
 
     /** A node whose data volume is not known. */

@@ -4,6 +4,7 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.Placement;
 import io.nova.proto.v1.ErrorDetail;
 import io.nova.protocol.errors.Errors;
 import io.nova.statemachine.disk.DiskGate;
@@ -92,7 +93,7 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
     lock.writeLock().lock();
     try {
       state = MetaState.restore(shardCount, opened.loadBasins(), opened.loadStreams(),
-          opened.loadTokens());
+          opened.loadTokens(), opened.loadPlacement());
       store = opened;
     } finally {
       lock.writeLock().unlock();
@@ -146,6 +147,19 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
     lock.readLock().lock();
     try {
       return state.shardStreamCounts();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * The node registry and group placement in this replica's applied state (ADR 0028); empty until
+   * seeded. May trail the leader by unapplied entries: a stale read, for callers that poll again.
+   */
+  public Optional<Placement> placement() {
+    lock.readLock().lock();
+    try {
+      return state.placement();
     } finally {
       lock.readLock().unlock();
     }

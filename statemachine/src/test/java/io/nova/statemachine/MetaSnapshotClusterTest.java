@@ -8,6 +8,8 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.SeedPlacementCommand;
+import io.nova.statemachine.meta.MetaStatePlacementTest;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.statemachine.internal.RatisMessages;
@@ -28,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves, on a real 3-peer meta group over gRPC with snapshots every 20 entries, that a follower stopped
  * while the leader purged its log past it catches up through a snapshot install and then answers every
- * stream (created before and while it was down) and the per-shard counts exactly as the leader does.
+ * stream (created before and while it was down), the per-shard counts and the placement (ADR 0028) exactly
+ * as the leader does.
  */
 class MetaSnapshotClusterTest {
   private static final int EVERY = 20;
@@ -45,6 +48,8 @@ class MetaSnapshotClusterTest {
       List<StreamInfo> created = new ArrayList<>();
       try (RaftClient client = cluster.newClient()) {
         write(client, MetaCommand.newBuilder().setCreateBasin(CreateBasinCommand.newBuilder().setBasin("demo")).build());
+        assertThat(write(client, MetaCommand.newBuilder().setSeedPlacement(SeedPlacementCommand.newBuilder()
+            .setPlacement(MetaStatePlacementTest.placement(3, SHARDS))).build()).hasPlacement()).isTrue();
         createStreams(client, created, 0, 2 * EVERY);
         RaftPeerId stopped = cluster.peerIds().stream().filter(id -> !id.equals(leader.getId())).findFirst()
             .orElseThrow();
@@ -71,6 +76,8 @@ class MetaSnapshotClusterTest {
         MetaStateMachine onLeader = (MetaStateMachine) cluster.awaitLeader().getStateMachine();
         assertThat(onFollower.shardStreamCounts()).isEqualTo(onLeader.shardStreamCounts());
         assertThat(java.util.Arrays.stream(onFollower.shardStreamCounts()).sum()).isEqualTo(created.size());
+        assertThat(onFollower.placement()).as("the placement travels in the snapshot").isPresent()
+            .isEqualTo(onLeader.placement());
       }
     }
   }

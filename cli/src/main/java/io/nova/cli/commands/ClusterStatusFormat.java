@@ -30,6 +30,7 @@ final class ClusterStatusFormat {
   static ObjectNode json(ClusterStatus status) {
     ObjectNode root = JsonNodeFactory.instance.objectNode();
     root.put("answered_by", status.answeredBy());
+    putOptional(root, "placement_version", status.placementVersion());
     ArrayNode nodes = root.putArray("nodes");
     Map<String, Integer> leaders = status.leadersPerNode();
     for (NodeStatus n : status.nodes()) {
@@ -40,6 +41,7 @@ final class ClusterStatusFormat {
       putOptional(no, "data_bytes", n.dataBytes());
       putOptional(no, "disk_free_bytes", n.diskFreeBytes());
       no.put("disk_low", n.diskLow());
+      no.put("member_state", n.memberState());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -95,7 +97,8 @@ final class ClusterStatusFormat {
           Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
           text(g.streamCount()), text(g.streamRecords()), size(g.streamBytes()), replicaSummary(g, upNodes)));
     }
-    String out = "answered by " + status.answeredBy() + "\n\n" + table(nodes) + "\n" + table(groups);
+    String out = "answered by " + status.answeredBy() + placement(status) + "\n\n" + table(nodes) + "\n"
+        + table(groups);
     if (withReplicas) {
       out += "\n" + table(replicaRows(status, upNodes));
     }
@@ -175,10 +178,18 @@ final class ClusterStatusFormat {
   /**
    * {@code up}; {@code low-disk} when it is up but its data volume is below its reserve (its leaders refuse
    * appends, fences and creations); {@code down}; {@code raft-only} when its Raft port answers but its API
-   * does not.
+   * does not; followed by {@code /joining}, {@code /draining} or {@code /removed} when the node registry says so.
    */
   static String nodeState(NodeStatus n) {
-    return n.up() ? (n.diskLow() ? "low-disk" : "up") : n.reachable() ? "raft-only" : "down";
+    String state = n.up() ? (n.diskLow() ? "low-disk" : "up") : n.reachable() ? "raft-only" : "down";
+    // A registry state other than "up" (joining, draining, removed) is what an operator acts on: shown beside it.
+    return n.memberState().isEmpty() || n.memberState().equals("up") ? state : state + "/" + n.memberState();
+  }
+
+  /** Where the nodes and groups shown come from: the meta group's placement, by version, when read. */
+  private static String placement(ClusterStatus status) {
+    return status.placementVersion().isPresent()
+        ? ", placement version " + status.placementVersion().getAsLong() + " from the meta group" : "";
   }
 
   /** The largest lag among the replicas that answered, or "-" when none did. */

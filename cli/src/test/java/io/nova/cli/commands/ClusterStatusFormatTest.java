@@ -47,7 +47,7 @@ class ClusterStatusFormatTest {
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
         .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
-            "leaders", "data_bytes", "disk_free_bytes", "disk_low");
+            "leaders", "data_bytes", "disk_free_bytes", "disk_low", "member_state");
     assertThat(n2.get("disk_free_bytes").isNull()).isTrue();
     assertThat(n2.get("disk_low").asBoolean()).isFalse();
     assertThat(n2.get("up").asBoolean()).isFalse();

@@ -188,7 +188,7 @@ public final class Protos {
         List<NodeStatus> nodes = r.getNodesList().stream()
                 .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
                         n.getUp(), n.getVersion(), n.getHttpAddress(), optional(n.hasDataBytes(), n.getDataBytes()),
-                        optional(n.hasDiskFreeBytes(), n.getDiskFreeBytes()), n.getDiskLow()))
+                        optional(n.hasDiskFreeBytes(), n.getDiskFreeBytes()), n.getDiskLow(), n.getMemberState()))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),
@@ -198,7 +198,8 @@ public final class Protos {
                         optional(g.hasStreamRecords(), g.getStreamRecords()),
                         optional(g.hasStreamBytes(), g.getStreamBytes())))
                 .toList();
-        return new ClusterStatus(r.getNodeId(), nodes, groups);
+        return new ClusterStatus(r.getNodeId(), nodes, groups,
+                optional(r.hasPlacementVersion(), r.getPlacementVersion()));
     }
 
     private static ReplicaStatus replicaStatus(io.nova.proto.v1.ReplicaStatus r) {

@@ -131,6 +131,12 @@ import io.nova.protocol.limits.Limits;
  *     ones retaining the most bytes ({@code nova_stream_*} with basin and stream labels), 0 to 1000; every
  *     stream counts in its group's totals regardless. Default 10: the series stay bounded by groups led times
  *     this, however many streams there are.
+ * @param placementPollIntervalMs how often this node reads the cluster's placement from the meta group and
+ *     brings its local groups to it (a reconcile pass, ADR 0028), 100 to 3600000 ms, or 0 for off. Default
+ *     2000: a placement change (a seed, new shard groups) reaches every node within about two seconds; a pass
+ *     that finds nothing to do costs one read of the local meta replica's state (or one read of the meta
+ *     group, on a node that hosts no meta replica). Off leaves the node on the layout it started with
+ *     (its configuration's), as before placement was data, and seeds nothing.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -174,7 +180,8 @@ public record NodeTuning(
     long leaderBalanceTransferTimeoutMs,
     long diskReserveBytes,
     long diskSampleIntervalMs,
-    int metricsLargestStreamsMax) {
+    int metricsLargestStreamsMax,
+    long placementPollIntervalMs) {
 
   /** The smallest {@link #diskReserveBytes()}, in largest log entries ({@link Limits#COMMAND_SERIALIZED_BYTES_MAX}). */
   public static final int DISK_RESERVE_BYTES_MIN_ENTRIES = 4;
@@ -235,6 +242,9 @@ public record NodeTuning(
         "at least a few largest log entries, Limits.COMMAND_SERIALIZED_BYTES_MAX");
     range("diskSampleIntervalMs", diskSampleIntervalMs, 10, 60_000);
     range("metricsLargestStreamsMax", metricsLargestStreamsMax, 0, 1_000);
+    if (placementPollIntervalMs != 0) {
+      range("placementPollIntervalMs", placementPollIntervalMs, 100, 3_600_000, "or 0 (off)");
+    }
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -381,6 +391,7 @@ public record NodeTuning(
     b.diskReserveBytes = diskReserveBytes;
     b.diskSampleIntervalMs = diskSampleIntervalMs;
     b.metricsLargestStreamsMax = metricsLargestStreamsMax;
+    b.placementPollIntervalMs = placementPollIntervalMs;
     return b;
   }
 
@@ -434,6 +445,7 @@ public record NodeTuning(
     private long diskReserveBytes = 1L << 30;
     private long diskSampleIntervalMs = 1_000;
     private int metricsLargestStreamsMax = 10;
+    private long placementPollIntervalMs = 2_000;
 
     private Builder() {}
 
@@ -647,6 +659,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder placementPollIntervalMs(long value) {
+      placementPollIntervalMs = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -663,7 +680,8 @@ public record NodeTuning(
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
-          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax);
+          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax,
+          placementPollIntervalMs);
     }
   }
 }

@@ -12,8 +12,10 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 
 /**
- * Where every Raft group of a cluster lives, derived only from the configuration, so that every node
- * computes the same layout without talking to the others (see docs/adr/0001-shard-groups.md).
+ * Where every Raft group of a cluster lives. Derived from the configuration, every node computes the same
+ * layout without talking to the others (see docs/adr/0001-shard-groups.md): that is the <em>seed</em> a
+ * new cluster's meta group stores as its placement, after which a node runs the layout of the meta
+ * group's placement ({@link #of}; docs/adr/0028-placement-as-data.md).
  *
  * <p>Rules: the meta group lives on the first {@value #REPLICAS} nodes of the configured list; shard
  * group {@code i} lives on nodes {@code i, i+1, i+2 (mod n)}. With fewer than {@value #REPLICAS} nodes
@@ -31,7 +33,7 @@ public final class ClusterLayout {
   private final List<GroupSpec> shards;
 
   public ClusterLayout(NodeConfig config) {
-    this.nodes = config.nodes();
+    this.nodes = List.copyOf(config.nodes());
     this.meta = new GroupSpec(GroupSpec.META, -1, group(config.clusterName(), GroupSpec.META, 0));
     List<GroupSpec> s = new ArrayList<>();
     for (int i = 0; i < config.shardCount(); i++) {
@@ -39,6 +41,33 @@ public final class ClusterLayout {
       s.add(new GroupSpec(name, i, group(config.clusterName(), name, i)));
     }
     this.shards = List.copyOf(s);
+  }
+
+  private ClusterLayout(List<PeerAddress> nodes, GroupSpec meta, List<GroupSpec> shards) {
+    this.nodes = List.copyOf(nodes);
+    this.meta = meta;
+    this.shards = List.copyOf(shards);
+  }
+
+  /**
+   * A layout of explicit groups, e.g. one read from the meta group's placement (ADR 0028) rather than
+   * derived from a configuration.
+   *
+   * @param nodes the cluster's nodes
+   * @param meta the meta group ({@link GroupSpec#isMeta()})
+   * @param shards the shard groups, element {@code i} being shard {@code i}
+   * @throws IllegalArgumentException when {@code meta} is not the meta group or a shard is out of place
+   */
+  public static ClusterLayout of(List<PeerAddress> nodes, GroupSpec meta, List<GroupSpec> shards) {
+    if (!meta.isMeta()) {
+      throw new IllegalArgumentException("the meta group must be the meta group, was " + meta.name());
+    }
+    for (int i = 0; i < shards.size(); i++) {
+      if (shards.get(i).shard() != i) {
+        throw new IllegalArgumentException("shard group " + i + " is " + shards.get(i).name());
+      }
+    }
+    return new ClusterLayout(nodes, meta, shards);
   }
 
   private RaftGroup group(String clusterName, String name, int firstNode) {

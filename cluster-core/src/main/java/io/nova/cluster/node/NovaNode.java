@@ -9,6 +9,11 @@ import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.LeaderStageMetrics;
 import io.nova.cluster.metrics.NodeMetrics;
+import io.nova.cluster.placement.MetaPlacementSource;
+import io.nova.cluster.placement.PlacementCache;
+import io.nova.cluster.placement.PlacementReconciler;
+import io.nova.cluster.placement.Placements;
+import io.nova.proto.internal.Placement;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.cluster.tls.NodeTls;
 import io.nova.cluster.tls.RaftTls;
@@ -38,12 +43,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupInfoReply;
@@ -70,7 +78,13 @@ import org.slf4j.LoggerFactory;
  * or replaced disk) and <em>rejoins</em> instead: it is first removed from the group's configuration,
  * then added back through Ratis' staged membership change, which catches it up before it counts as a
  * voter again. A node with an empty log must never vote as a member: it would let a lagging replica
- * win an election and erase committed entries (docs/adr/0006-wiped-node-rejoins.md). Thread-safe.
+ * win an election and erase committed entries (docs/adr/0006-wiped-node-rejoins.md).
+ *
+ * <p>Placement is data (docs/adr/0028-placement-as-data.md): the node starts on the layout it last read
+ * from the meta group ({@link PlacementCache}), or its configuration's on a first start, and a
+ * {@link PlacementReconciler} then keeps reading the meta group's placement, seeds it once when this node
+ * leads the meta group of a cluster that has none, adopts it as the node's {@link #layout()} and starts
+ * (or deletes) local groups to match. Thread-safe.
  */
 public final class NovaNode implements AutoCloseable {
 
@@ -102,18 +116,25 @@ public final class NovaNode implements AutoCloseable {
   static final int GROUP_JOIN_THREADS_MAX = 8;
 
   private final NodeConfig config;
-  private final ClusterLayout layout;
+  /** The layout the node runs: the configuration's or cached one at start, then the meta group's. */
+  private volatile ClusterLayout layout;
   private final RaftServer server;
   private final NodeTls tls;
+  /**
+   * Every group of every layout this node has run, by id: the state machine registry looks groups up
+   * here, and a replica the placement moved away is still found by name to delete its store.
+   */
   private final Map<RaftGroupId, GroupSpec> groupsById;
+  /** Keeps the local groups at the meta group's placement; null when {@link NodeTuning#placementPollIntervalMs()} is 0. */
+  private volatile PlacementReconciler reconciler;
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
   /** Watches the data volume's free space; its leaders refuse log growth while it is short (ADR 0025). */
   private final DiskWatcher disk;
 
-  private NovaNode(NodeConfig config, ClusterLayout layout, RaftServer server, NodeMetrics metrics,
-      ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk) {
+  private NovaNode(NodeConfig config, ClusterLayout layout, Map<RaftGroupId, GroupSpec> groupsById,
+      RaftServer server, NodeMetrics metrics, ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk) {
     this.config = config;
     this.disk = disk;
     this.tls = tls;
@@ -121,8 +142,7 @@ public final class NovaNode implements AutoCloseable {
     this.server = server;
     this.metrics = metrics;
     this.waiterAnswers = waiterAnswers;
-    this.groupsById = layout.allGroups().stream()
-        .collect(Collectors.toUnmodifiableMap(g -> g.group().getGroupId(), Function.identity()));
+    this.groupsById = groupsById;
   }
 
   /**
@@ -150,8 +170,8 @@ public final class NovaNode implements AutoCloseable {
 
   private static NovaNode startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
       ExecutorService waiterAnswers, NodeTls tls) throws IOException {
-    ClusterLayout layout = new ClusterLayout(config);
     Path dataDir = config.dataDir().toAbsolutePath();
+    ClusterLayout layout = startLayout(config, new PlacementCache(dataDir));
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
     Files.createDirectories(storeRoot(config));
     DiskWatcher disk = DiskWatcher.start(config.nodeId(), dataDir.toString(), FreeSpaceSource.of(dataDir), tuning);
@@ -166,8 +186,8 @@ public final class NovaNode implements AutoCloseable {
   private static NovaNode startWatched(NodeConfig config, NodeTuning tuning, Clock clock,
       ExecutorService waiterAnswers, NodeTls tls, ClusterLayout layout, Path raftDir, DiskWatcher disk)
       throws IOException {
-    Map<RaftGroupId, GroupSpec> byId = layout.allGroups().stream()
-        .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity()));
+    Map<RaftGroupId, GroupSpec> byId = new ConcurrentHashMap<>(layout.allGroups().stream()
+        .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity())));
     // The shards are created while the server starts, before the node's registry exists.
     LeaderStageMetrics leaderStages = new LeaderStageMetrics();
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
@@ -185,9 +205,15 @@ public final class NovaNode implements AutoCloseable {
         spec -> division(server, spec), tuning.metricsLargestStreamsMax());
     leaderStages.registerIn(metrics.registry());
     disk.registerIn(metrics.registry());
-    NovaNode node = new NovaNode(config, layout, server, metrics, waiterAnswers, tls, disk);
+    NovaNode node = new NovaNode(config, layout, byId, server, metrics, waiterAnswers, tls, disk);
     try {
       node.joinMissingGroups();
+      if (tuning.placementPollIntervalMs() > 0) {
+        node.reconciler = PlacementReconciler.start(config.nodeId(),
+            new MetaPlacementSource(server, node::layout, node::client), node.new Local(),
+            new PlacementCache(config.dataDir().toAbsolutePath()),
+            Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
+      }
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
@@ -195,6 +221,27 @@ public final class NovaNode implements AutoCloseable {
     LOG.info("node {} started: raft {}, {} groups", config.nodeId(), config.self().raftAddress(),
         layout.groupsOn(config.nodeId()).size());
     return node;
+  }
+
+  /**
+   * The layout a node starts on: the placement it last read from the meta group (cached in its data
+   * folder), or its configuration's layout when it has none (a first start, a node of a cluster from
+   * before ADR 0028, a wiped data folder) or the cached one belongs to another cluster.
+   */
+  static ClusterLayout startLayout(NodeConfig config, PlacementCache cache) {
+    ClusterLayout configured = new ClusterLayout(config);
+    Optional<Placement> cached = cache.read();
+    if (cached.isEmpty()) {
+      return configured;
+    }
+    ClusterLayout fromCache = Placements.layout(cached.get());
+    if (!fromCache.meta().group().getGroupId().equals(configured.meta().group().getGroupId())) {
+      LOG.warn("node {}: the cached placement is of another cluster (meta group {}, configured {}); starting "
+          + "from the configuration's layout", config.nodeId(), fromCache.meta().group().getGroupId(),
+          configured.meta().group().getGroupId());
+      return configured;
+    }
+    return fromCache;
   }
 
   private static StateMachine newStateMachine(GroupSpec spec, NodeConfig config, Clock clock,
@@ -240,9 +287,13 @@ public final class NovaNode implements AutoCloseable {
   private void joinMissingGroups() throws IOException {
     Set<RaftGroupId> present = new HashSet<>();
     server.getGroupIds().forEach(present::add);
-    List<GroupSpec> missing = layout.groupsOn(config.nodeId()).stream()
+    joinAll(layout.groupsOn(config.nodeId()).stream()
         .filter(spec -> !present.contains(spec.group().getGroupId()))
-        .toList();
+        .toList());
+  }
+
+  /** Joins each of {@code missing} (see {@link #joinMissingGroups()}); waits for all of them. */
+  private void joinAll(List<GroupSpec> missing) throws IOException {
     if (missing.isEmpty()) {
       return;
     }
@@ -477,8 +528,74 @@ public final class NovaNode implements AutoCloseable {
     return config;
   }
 
+  /**
+   * The layout this node runs: the meta group's placement once read (ADR 0028), before that the cached
+   * one or the configuration's. May change between two calls; callers read it once per use.
+   */
   public ClusterLayout layout() {
     return layout;
+  }
+
+  /** The placement this node last read from the meta group; empty before the first (or with reconciling off). */
+  public Optional<Placement> placement() {
+    PlacementReconciler r = reconciler;
+    return r == null ? Optional.empty() : r.adopted();
+  }
+
+  /** The reconciler of this node's groups with the meta group's placement; empty when it is off. */
+  public Optional<PlacementReconciler> reconciler() {
+    return Optional.ofNullable(reconciler);
+  }
+
+  /** The Ratis edge of {@link PlacementReconciler}: this node's groups on its Raft server. */
+  private final class Local implements PlacementReconciler.LocalGroups {
+    @Override
+    public Set<RaftGroupId> running() {
+      Set<RaftGroupId> ids = new HashSet<>();
+      server.getGroupIds().forEach(ids::add);
+      return ids;
+    }
+
+    @Override
+    public boolean stillMember(RaftGroupId group) {
+      try {
+        var conf = server.getDivision(group).getRaftConf();
+        for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
+          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))
+              || conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
+            return true;
+          }
+        }
+        return false;
+      } catch (IOException e) {
+        // Not running (any more): nothing of it to keep.
+        return false;
+      }
+    }
+
+    @Override
+    public void adopt(ClusterLayout adopted, Placement placement) {
+      adopted.allGroups().forEach(g -> groupsById.put(g.group().getGroupId(), g));
+      layout = adopted;
+    }
+
+    @Override
+    public void start(List<GroupSpec> groups) throws IOException {
+      joinAll(groups);
+    }
+
+    @Override
+    public void delete(RaftGroupId group) throws IOException {
+      GroupSpec spec = groupsById.get(group);
+      RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(),
+          server.getId(), callId.incrementAndGet(), group, true, false));
+      if (!removed.isSuccess()) {
+        throw new IOException("could not delete the replica of group " + group + ": " + removed.getException());
+      }
+      if (spec != null && Files.exists(storeDir(config, spec))) {
+        PathUtils.deleteDirectory(storeDir(config, spec));
+      }
+    }
   }
 
   /** The Ratis server (for status and tests); do not stop it directly, use {@link #close()}. */
@@ -543,6 +660,10 @@ public final class NovaNode implements AutoCloseable {
 
   @Override
   public void close() {
+    PlacementReconciler r = reconciler;
+    if (r != null) {
+      r.close();
+    }
     metrics.close();
     try (LogContext.Scope ignored = LogContext.enter(config.nodeId(), null)) {
       server.close();

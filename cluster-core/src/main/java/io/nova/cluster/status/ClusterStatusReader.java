@@ -19,7 +19,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Builds the cluster status a node reports ({@code GetClusterStatus}): asks every other node for its
  * own view ({@link NodeInfoSource}) while probing every Raft port, reads its own view locally, and
- * combines them ({@link StatusAssembly} has the rules). A node that does not answer within the
+ * combines them ({@link StatusAssembly} has the rules). The nodes and groups are those of the placement
+ * this node last read from the meta group (ADR 0028), with its version and each node's registry state;
+ * before it has read one, its configuration's. A node that does not answer within the
  * source's deadline is reported down, so one call takes at most about that deadline
  * ({@value #ANSWER_WAIT_MS} ms at most). Thread-safe; each call does fresh I/O.
  */
@@ -50,9 +52,12 @@ public final class ClusterStatusReader {
 
   public GetClusterStatusResponse read() {
     String selfId = node.config().nodeId();
+    // One layout for the whole answer: a placement adopted meanwhile shows in the next one.
+    var placement = node.placement();
+    var layout = node.layout();
     Map<String, CompletableFuture<GetNodeInfoResponse>> asked = new LinkedHashMap<>();
     Map<String, HostPort> raftPorts = new HashMap<>();
-    for (PeerAddress peer : node.layout().nodes()) {
+    for (PeerAddress peer : layout.nodes()) {
       if (!peer.id().equals(selfId)) {
         asked.put(peer.id(), peers.nodeInfo(peer));
         raftPorts.put(peer.id(), HostPort.parse(peer.raftAddress(), "raft-address"));
@@ -66,8 +71,8 @@ public final class ClusterStatusReader {
     for (Map.Entry<String, CompletableFuture<GetNodeInfoResponse>> e : asked.entrySet()) {
       await(e.getValue(), deadlineNanos).ifPresent(info -> answered.put(e.getKey(), info));
     }
-    return StatusAssembly.assemble(selfId, node.layout().nodes(), node.layout().allGroups(), answered,
-        reachable);
+    return StatusAssembly.withPlacement(
+        StatusAssembly.assemble(selfId, layout.nodes(), layout.allGroups(), answered, reachable), placement);
   }
 
   private static Optional<GetNodeInfoResponse> await(

@@ -2,6 +2,8 @@ package io.nova.cluster.status;
 
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.v1.FollowerProgress;
 import io.nova.proto.v1.GetClusterStatusResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
@@ -72,6 +74,37 @@ final class StatusAssembly {
       b.addGroups(group(selfId, spec, replicasOf(spec, answered), metaView));
     }
     return b.build();
+  }
+
+  /**
+   * {@code status} with the placement it was built from (ADR 0028): its version, and each node's state in
+   * the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}). Unchanged when
+   * {@code placement} is empty (the answering node has not read one from the meta group yet).
+   */
+  static GetClusterStatusResponse withPlacement(GetClusterStatusResponse status, Optional<Placement> placement) {
+    if (placement.isEmpty()) {
+      return status;
+    }
+    Map<String, String> states = new LinkedHashMap<>();
+    for (RegisteredNode node : placement.get().getNodesList()) {
+      states.put(node.getNodeId(), memberState(node));
+    }
+    GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion());
+    for (NodeStatus.Builder node : b.getNodesBuilderList()) {
+      node.setMemberState(states.getOrDefault(node.getNodeId(), ""));
+    }
+    return b.build();
+  }
+
+  /** A registry state as the status words it: the enum's name without its prefix, in lower case. */
+  static String memberState(RegisteredNode node) {
+    return switch (node.getState()) {
+      case NODE_STATE_JOINING -> "joining";
+      case NODE_STATE_UP -> "up";
+      case NODE_STATE_DRAINING -> "draining";
+      case NODE_STATE_REMOVED -> "removed";
+      default -> "";
+    };
   }
 
   /** What each replica of {@code spec} reported, by node id, in replica order; absent ones left out. */

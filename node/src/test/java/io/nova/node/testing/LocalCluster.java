@@ -44,7 +44,8 @@ public final class LocalCluster implements AutoCloseable {
 
   private record Starting(Thread thread, CompletableFuture<Void> done) {}
 
-  private final NodeTuning tuning;
+  /** The tuning every node starts with; changed by {@link #retune} for later starts. */
+  private volatile NodeTuning tuning;
   private final Clock clock;
 
   private LocalCluster(List<NodeConfig> configs, NodeTuning tuning, Clock clock) {
@@ -129,6 +130,15 @@ public final class LocalCluster implements AutoCloseable {
       throw e;
     }
     return cluster;
+  }
+
+  /**
+   * Makes every later {@link #start}, {@link #startAll} and {@link #restart} use {@code newTuning}; running
+   * nodes keep theirs. For a cluster restarted on its data folders under other settings (e.g. a feature
+   * off at first, as in the code before it, then on).
+   */
+  public void retune(NodeTuning newTuning) {
+    tuning = newTuning;
   }
 
   /** Starts (or restarts, on its existing data folder) one node. */

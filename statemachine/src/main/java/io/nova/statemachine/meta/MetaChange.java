@@ -1,5 +1,6 @@
 package io.nova.statemachine.meta;
 
+import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.BasinInfo;
 import io.nova.proto.v1.StreamInfo;
@@ -23,4 +24,7 @@ public sealed interface MetaChange {
 
   /** An access token was stored or changed (revoked). */
   record TokenPut(StoredToken token) implements MetaChange {}
+
+  /** The node registry and group placement were stored or changed (ADR 0028). */
+  record PlacementPut(Placement placement) implements MetaChange {}
 }

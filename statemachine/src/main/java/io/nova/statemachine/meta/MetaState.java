@@ -8,6 +8,7 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.AccessTokenInfo;
 import io.nova.proto.v1.Operation;
@@ -25,6 +26,7 @@ import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.config.StreamConfigRules;
 import io.nova.protocol.errors.Errors;
 import io.nova.statemachine.internal.Invariants;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,13 @@ import java.util.TreeMap;
  *
  * <p>Not thread-safe: the state machine applies under a write lock and queries under a read lock.
  *
- * <p>Invariant: {@code shardStreamCounts[s]} equals the number of streams whose shard is {@code s}.
+ * <p>It also holds the cluster's node registry and group placement once seeded (ADR 0028): absent in a
+ * state written before placement was data, until the first meta leader seeds it.
+ *
+ * <p>Invariants: {@code shardStreamCounts[s]} equals the number of streams whose shard is {@code s}; new
+ * streams are placed on shards {@code 0 .. shardStreamCounts.length - 1}, which is the placement's shard
+ * groups once it is seeded (the configured shard count before); a stored placement satisfies
+ * {@link PlacementRules} and has a shard group for every shard that holds a stream.
  */
 public final class MetaState {
   /** Default and maximum page size of a list query. */
@@ -47,7 +55,10 @@ public final class MetaState {
   private final NavigableMap<String, BasinInfo> basins = new TreeMap<>();
   /** basin → stream name → info; every basin has an entry, possibly empty. */
   private final Map<String, NavigableMap<String, StreamInfo>> streamsByBasin = new TreeMap<>();
-  private final long[] shardStreamCounts;
+  /** Streams per shard; its length is the number of shards new streams may be placed on. */
+  private long[] shardStreamCounts;
+  /** The node registry and group placement; null until seeded (ADR 0028). */
+  private Placement placement;
   /** Access tokens by public id, revoked ones included (ADR 0019). */
   private final NavigableMap<String, StoredToken> tokens = new TreeMap<>();
 
@@ -71,7 +82,25 @@ public final class MetaState {
   /** Rebuilds the state from persisted basins, streams and access tokens. */
   public static MetaState restore(int shardCount, Collection<BasinInfo> basins, Collection<StreamInfo> streams,
       Collection<StoredToken> tokens) {
+    return restore(shardCount, basins, streams, tokens, Optional.empty());
+  }
+
+  /**
+   * Rebuilds the state from persisted basins, streams, access tokens and placement (absent in a store
+   * written before ADR 0028); with a placement, streams are placed on its shard groups.
+   *
+   * @throws IllegalStateException when the placement breaks {@link PlacementRules} or has no shard group
+   *     for a stored stream's shard (a corrupt store)
+   */
+  public static MetaState restore(int shardCount, Collection<BasinInfo> basins, Collection<StreamInfo> streams,
+      Collection<StoredToken> tokens, Optional<Placement> placement) {
     MetaState state = new MetaState(shardCount);
+    placement.ifPresent(p -> {
+      Invariants.check(PlacementRules.error(p).isEmpty(), "stored placement is invalid: %s",
+          PlacementRules.error(p));
+      state.placement = p;
+      state.shardStreamCounts = new long[PlacementRules.shardGroups(p)];
+    });
     basins.forEach(state::putBasin);
     streams.forEach(state::putStream);
     tokens.forEach(t -> state.tokens.put(t.getInfo().getId(), t));
@@ -114,6 +143,8 @@ public final class MetaState {
         return issueToken(command.getIssueToken().getToken(), command.getIssueToken().getBootstrap());
       case REVOKE_TOKEN:
         return revokeToken(command.getRevokeToken().getId(), command.getRevokeToken().getRevokedAtMs());
+      case SEED_PLACEMENT:
+        return seedPlacement(command.getSeedPlacement().getPlacement(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -244,6 +275,34 @@ public final class MetaState {
         && scope.getOperationsList().contains(Operation.OPERATION_CLUSTER_ADMIN);
   }
 
+  /**
+   * Stores {@code seed} as the placement, its version this entry's index, unless one is stored already:
+   * then nothing changes and the stored one is answered, so every node may seed and exactly one seed
+   * wins. Refused (INVALID_ARGUMENT) when a shard that holds streams has no shard group in the seed.
+   */
+  private Applied seedPlacement(Placement seed, long logIndex) {
+    if (placement != null) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    int shards = PlacementRules.shardGroups(seed);
+    for (int shard = shards; shard < shardStreamCounts.length; shard++) {
+      if (shardStreamCounts[shard] > 0) {
+        return refused(Errors.invalidArgument("groups", "a shard group for every shard that holds streams",
+            "the seed has " + shards + " shard groups but shard " + shard + " holds " + shardStreamCounts[shard]
+                + " streams; nothing was changed"));
+      }
+    }
+    placement = seed.toBuilder().setVersion(logIndex).build();
+    shardStreamCounts = Arrays.copyOf(shardStreamCounts, shards);
+    return new Applied(MetaResult.newBuilder().setPlacement(placement).build(),
+        new MetaChange.PlacementPut(placement));
+  }
+
+  /** The node registry and group placement, when seeded. */
+  public Optional<Placement> placement() {
+    return Optional.ofNullable(placement);
+  }
+
   /** The stored token with public id {@code id}, if any (revoked ones included). */
   public Optional<StoredToken> getToken(String id) {
     return Optional.ofNullable(tokens.get(id));
@@ -309,10 +368,13 @@ public final class MetaState {
       case LIST_TOKENS:
         return MetaQueryResult.newBuilder().setTokens(ListAccessTokensResponse.newBuilder()
             .addAllTokens(tokens.values().stream().map(StoredToken::getInfo).toList())).build();
+      case GET_PLACEMENT:
+        return placement().map(p -> MetaQueryResult.newBuilder().setPlacement(p).build())
+            .orElseGet(() -> queryError(Errors.notFound("placement", "of this cluster (not seeded yet)")));
       default:
         return queryError(Errors.invalidArgument("kind", "one of get_stream, get_basin, list_basins, list_streams,"
-            + " get_token, list_tokens", "the meta query has no kind: set one of get_stream, get_basin, list_basins,"
-            + " list_streams, get_token, list_tokens"));
+            + " get_token, list_tokens, get_placement", "the meta query has no kind: set one of get_stream,"
+            + " get_basin, list_basins, list_streams, get_token, list_tokens, get_placement"));
     }
   }
 

@@ -42,11 +42,13 @@ public final class MetaValidation {
       }
       case REVOKE_TOKEN:
         return TokenRules.idError(command.getRevokeToken().getId());
+      case SEED_PLACEMENT:
+        return PlacementRules.error(command.getSeedPlacement().getPlacement());
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " configure_stream, delete_stream, issue_token, revoke_token", "the meta command has no kind: set one"
-            + " of create_basin, delete_basin, create_stream, configure_stream, delete_stream, issue_token,"
-            + " revoke_token"));
+            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement", "the meta command has"
+            + " no kind: set one of create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
+            + " issue_token, revoke_token, seed_placement"));
     }
   }
 }

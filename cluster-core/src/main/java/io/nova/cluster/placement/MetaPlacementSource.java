@@ -1,0 +1,118 @@
+package io.nova.cluster.placement;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import io.nova.cluster.layout.ClusterLayout;
+import io.nova.proto.internal.Done;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.SeedPlacementCommand;
+import io.nova.statemachine.MetaStateMachine;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * Reads and seeds the placement in the meta group (ADR 0028), for {@link PlacementReconciler}.
+ *
+ * <p>A node hosting a meta replica reads that replica's applied state: no Raft round trip, possibly a
+ * few entries behind the leader, which the next pass corrects (and a ready leader's state holds every
+ * committed entry, so "none yet" on the leader means none). A node without one asks the meta group
+ * (a linearizable read). Seeds go to the meta group's leader as a log entry. Every remote call is
+ * bounded by the clients {@code clients} builds (request timeout and retries). Thread-safe.
+ */
+public final class MetaPlacementSource implements PlacementReconciler.Source {
+  private final RaftServer server;
+  private final Supplier<ClusterLayout> layout;
+  private final Function<RaftGroup, RaftClient> clients;
+
+  /**
+   * @param server this node's Raft server
+   * @param layout the node's current layout (where the meta group is)
+   * @param clients builds a bounded client of a group (closed after each call)
+   */
+  public MetaPlacementSource(RaftServer server, Supplier<ClusterLayout> layout,
+      Function<RaftGroup, RaftClient> clients) {
+    this.server = server;
+    this.layout = layout;
+    this.clients = clients;
+  }
+
+  @Override
+  public Optional<Placement> read() throws IOException {
+    Optional<MetaStateMachine> local = localMeta();
+    if (local.isPresent()) {
+      return local.get().placement();
+    }
+    MetaQuery query = MetaQuery.newBuilder().setGetPlacement(Done.getDefaultInstance()).build();
+    try (RaftClient client = clients.apply(layout.get().meta().group())) {
+      MetaQueryResult result = parse(client.io().sendReadOnly(message(query)), MetaQueryResult.parser());
+      if (result.hasPlacement()) {
+        return Optional.of(result.getPlacement());
+      }
+      if (result.getError().hasNotFound()) {
+        return Optional.empty();
+      }
+      throw new IOException("the meta group refused the placement query: " + result.getError().getMessage());
+    }
+  }
+
+  @Override
+  public boolean leadsMeta() {
+    try {
+      var info = server.getDivision(layout.get().meta().group().getGroupId()).getInfo();
+      return info.isAlive() && info.isLeader() && info.isLeaderReady();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public Placement seed(Placement seed) throws IOException {
+    MetaCommand command = MetaCommand.newBuilder()
+        .setSeedPlacement(SeedPlacementCommand.newBuilder().setPlacement(seed)).build();
+    try (RaftClient client = clients.apply(layout.get().meta().group())) {
+      MetaResult result = parse(client.io().send(message(command)), MetaResult.parser());
+      if (!result.hasPlacement()) {
+        throw new IOException("the meta group refused the seed placement: " + result.getError().getMessage());
+      }
+      return result.getPlacement();
+    }
+  }
+
+  private Optional<MetaStateMachine> localMeta() {
+    try {
+      RaftServer.Division division = server.getDivision(layout.get().meta().group().getGroupId());
+      return division.getInfo().isAlive() && division.getStateMachine() instanceof MetaStateMachine meta
+          ? Optional.of(meta) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Message message(MessageLite m) {
+    return Message.valueOf(ByteString.copyFrom(m.toByteArray()));
+  }
+
+  private static <T> T parse(RaftClientReply reply, com.google.protobuf.Parser<T> parser) throws IOException {
+    if (!reply.isSuccess()) {
+      throw reply.getException() != null ? reply.getException()
+          : new IOException("unsuccessful reply from the meta group without an exception");
+    }
+    try {
+      return parser.parseFrom(reply.getMessage().getContent().toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IOException("undecodable reply from the meta group", e);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.nova.cluster.placement;
+
+import io.nova.cluster.layout.ClusterLayout;
+import io.nova.cluster.layout.GroupSpec;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.apache.ratis.protocol.RaftGroupId;
+
+/**
+ * What one reconcile pass does on one node (ADR 0028): which groups it starts, which replicas it deletes
+ * and which it keeps although the placement no longer puts them here. Pure: decided from the placement's
+ * layout, the groups the node runs and whether each replica's own Raft configuration still counts it.
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li><b>start</b>: every group the placement puts on this node that the node does not run, in layout
+ *       order (meta first);
+ *   <li><b>stop</b> (delete the local replica): a group the node runs that the placement does not put here
+ *       and whose configuration no longer counts this node: the membership change that moved it away has
+ *       committed, so the replica holds nothing the group still needs from it;
+ *   <li><b>keep</b>: a group the node runs that the placement does not put here but whose configuration
+ *       still counts this node. Deleting it would take a voter's log away from a group that counts on it
+ *       (ADR 0006); the membership step removes it from the configuration first, and a later pass deletes
+ *       it. A placement that disagrees with the groups' configurations (a hand-edited or misconfigured
+ *       cluster) therefore never deletes data.
+ * </ul>
+ *
+ * @param start the groups to start (bootstrap, or rejoin when another replica has used it)
+ * @param stop the local replicas to delete, in group id order
+ * @param keep the local replicas the placement moved away that are still members, in group id order
+ */
+public record ReconcilePlan(List<GroupSpec> start, List<RaftGroupId> stop, List<RaftGroupId> keep) {
+
+  public ReconcilePlan {
+    start = List.copyOf(start);
+    stop = List.copyOf(stop);
+    keep = List.copyOf(keep);
+  }
+
+  /**
+   * @param selfId this node's id
+   * @param desired the layout of the meta group's placement
+   * @param running the groups this node's Raft server runs now
+   * @param stillMember whether a running group's own configuration still counts this node (as a voter or
+   *     listener, in its current or previous configuration)
+   */
+  public static ReconcilePlan of(String selfId, ClusterLayout desired, Set<RaftGroupId> running,
+      Predicate<RaftGroupId> stillMember) {
+    List<GroupSpec> wanted = desired.groupsOn(selfId);
+    Set<RaftGroupId> wantedIds = wanted.stream().map(g -> g.group().getGroupId()).collect(Collectors.toSet());
+    List<GroupSpec> start = wanted.stream().filter(g -> !running.contains(g.group().getGroupId())).toList();
+    List<RaftGroupId> stop = new ArrayList<>();
+    List<RaftGroupId> keep = new ArrayList<>();
+    running.stream().filter(id -> !wantedIds.contains(id))
+        .sorted(Comparator.comparing(id -> id.getUuid().toString()))
+        .forEach(id -> (stillMember.test(id) ? keep : stop).add(id));
+    return new ReconcilePlan(start, stop, keep);
+  }
+
+  /** Whether the pass has nothing to start or delete. */
+  public boolean settled() {
+    return start.isEmpty() && stop.isEmpty();
+  }
+}

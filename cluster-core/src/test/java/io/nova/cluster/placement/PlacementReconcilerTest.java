@@ -1,0 +1,122 @@
+package io.nova.cluster.placement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nova.cluster.layout.ClusterLayout;
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.proto.internal.Placement;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proves a reconcile pass against fakes of the meta group and the Raft server: it seeds only on the meta
+ * leader and only when no placement is stored, adopts and caches each placement version once, and starts
+ * the groups the placement adds.
+ */
+class PlacementReconcilerTest {
+
+  /** A meta group holding at most one placement; a seed stores it only the first time. */
+  static final class FakeMeta implements PlacementReconciler.Source {
+    Placement stored;
+    boolean leader;
+    int seeds;
+
+    @Override
+    public Optional<Placement> read() {
+      return Optional.ofNullable(stored);
+    }
+
+    @Override
+    public boolean leadsMeta() {
+      return leader;
+    }
+
+    @Override
+    public Placement seed(Placement seed) {
+      seeds++;
+      if (stored == null) {
+        stored = seed.toBuilder().setVersion(42).build();
+      }
+      return stored;
+    }
+  }
+
+  static final class FakeServer implements PlacementReconciler.LocalGroups {
+    final Set<RaftGroupId> running = new HashSet<>();
+    final List<Long> adopted = new ArrayList<>();
+
+    @Override
+    public Set<RaftGroupId> running() {
+      return Set.copyOf(running);
+    }
+
+    @Override
+    public boolean stillMember(RaftGroupId group) {
+      return true;
+    }
+
+    @Override
+    public void adopt(ClusterLayout layout, Placement placement) {
+      adopted.add(placement.getVersion());
+    }
+
+    @Override
+    public void start(List<GroupSpec> groups) {
+      groups.forEach(g -> running.add(g.group().getGroupId()));
+    }
+
+    @Override
+    public void delete(RaftGroupId group) {
+      running.remove(group);
+    }
+  }
+
+  @Test
+  void seedsOnceOnTheMetaLeaderThenAdoptsCachesAndStartsWhatThePlacementAdds(@TempDir Path dir) throws IOException {
+    ClusterLayout configured = new ClusterLayout(PlacementsTest.config(3, 2));
+    Placement seed = Placements.seed("test", configured);
+    FakeMeta meta = new FakeMeta();
+    FakeServer server = new FakeServer();
+    configured.groupsOn("n1").forEach(g -> server.running.add(g.group().getGroupId()));
+    PlacementCache cache = new PlacementCache(dir);
+    PlacementReconciler reconciler = PlacementReconciler.manual("n1", meta, server, cache, seed);
+
+    assertThat(reconciler.runPass()).as("not the meta leader: nothing to read, nothing seeded").isEmpty();
+    assertThat(meta.seeds).isZero();
+    assertThat(reconciler.adopted()).isEmpty();
+
+    meta.leader = true;
+    assertThat(reconciler.runPass()).hasValueSatisfying(plan -> assertThat(plan.settled()).isTrue());
+    assertThat(meta.seeds).isEqualTo(1);
+    assertThat(server.adopted).containsExactly(42L);
+    assertThat(cache.read()).contains(meta.stored);
+
+    reconciler.runPass();
+    assertThat(meta.seeds).as("a stored placement is never seeded again").isEqualTo(1);
+    assertThat(server.adopted).as("a version is adopted once").containsExactly(42L);
+
+    // A later version with one more shard group on n1: adopted, cached and started.
+    Placement grown = Placements.seed("test", new ClusterLayout(PlacementsTest.config(3, 3))).toBuilder()
+        .setVersion(50).build();
+    meta.stored = grown;
+    reconciler.runPass();
+    assertThat(server.adopted).containsExactly(42L, 50L);
+    assertThat(cache.read()).contains(grown);
+    assertThat(server.running).containsAll(Placements.layout(grown).groupsOn("n1").stream()
+        .map(g -> g.group().getGroupId()).toList());
+  }
+
+  @Test
+  void anUnreadableCacheIsIgnored(@TempDir Path dir) throws IOException {
+    java.nio.file.Files.write(dir.resolve(PlacementCache.FILE_NAME), new byte[] {1, 2, 3});
+    assertThat(new PlacementCache(dir).read()).isEmpty();
+  }
+}

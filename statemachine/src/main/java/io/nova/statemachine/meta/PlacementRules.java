@@ -1,0 +1,125 @@
+package io.nova.statemachine.meta;
+
+import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.PlacedGroup;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
+import io.nova.proto.v1.ErrorDetail;
+import io.nova.protocol.errors.Errors;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The invariants of a {@link Placement} (docs/adr/0028-placement-as-data.md), checked before a placement
+ * enters the meta log and again at apply. Pure and stateless.
+ *
+ * <ul>
+ *   <li>At least one node, at most {@value #NODES_MAX}; node ids non-empty and unique; every node has a
+ *       state other than unspecified.
+ *   <li>The first group is the meta group ({@code name "meta"}, shard -1); then shard groups
+ *       {@code shard-0 .. shard-(n-1)} in order, n between 1 and {@value #SHARD_GROUPS_MAX}.
+ *   <li>Every group id is a UUID, none twice.
+ *   <li>Every group has 1 to {@value #REPLICAS_MAX} replicas, none twice, each a registered node that is
+ *       not {@code REMOVED}.
+ * </ul>
+ */
+public final class PlacementRules {
+  /** The most shard groups a placement may hold (as a node configuration's {@code shard-count}). */
+  public static final int SHARD_GROUPS_MAX = 256;
+  /** The most nodes a registry may hold, removed ones included. */
+  public static final int NODES_MAX = 1_000;
+  /** The most replicas one group may have. */
+  public static final int REPLICAS_MAX = 7;
+  /** The meta group's name and shard number in a placement. */
+  public static final String META = "meta";
+  public static final int META_SHARD = -1;
+
+  private PlacementRules() {}
+
+  /** The name of shard group {@code shard}: {@code shard-N}. */
+  public static String shardName(int shard) {
+    return "shard-" + shard;
+  }
+
+  /** How many shard groups {@code placement} holds (it is assumed valid). */
+  public static int shardGroups(Placement placement) {
+    return placement.getGroupsCount() - 1;
+  }
+
+  /** The first broken invariant of {@code placement} as INVALID_ARGUMENT, or empty when it holds them all. */
+  public static Optional<ErrorDetail> error(Placement placement) {
+    int nodes = placement.getNodesCount();
+    if (nodes < 1 || nodes > NODES_MAX) {
+      return invalid("nodes", "1.." + NODES_MAX + " nodes", "a placement registers " + nodes + " nodes");
+    }
+    Map<String, RegisteredNode> byId = new HashMap<>();
+    for (RegisteredNode node : placement.getNodesList()) {
+      if (node.getNodeId().isEmpty() || byId.putIfAbsent(node.getNodeId(), node) != null) {
+        return invalid("nodes.node_id", "non-empty and unique",
+            "node id \"" + node.getNodeId() + "\" is empty or registered twice");
+      }
+      if (node.getState() == NodeState.NODE_STATE_UNSPECIFIED || node.getState() == NodeState.UNRECOGNIZED) {
+        return invalid("nodes.state", "joining, up, draining or removed", "node " + node.getNodeId()
+            + " has no state");
+      }
+    }
+    int shards = placement.getGroupsCount() - 1;
+    if (shards < 1 || shards > SHARD_GROUPS_MAX) {
+      return invalid("groups", "the meta group and 1.." + SHARD_GROUPS_MAX + " shard groups",
+          "a placement holds " + placement.getGroupsCount() + " groups");
+    }
+    Set<String> groupIds = new HashSet<>();
+    for (int i = 0; i < placement.getGroupsCount(); i++) {
+      PlacedGroup group = placement.getGroups(i);
+      int shard = i - 1;
+      String name = i == 0 ? META : shardName(shard);
+      if (!group.getName().equals(name) || group.getShard() != (i == 0 ? META_SHARD : shard)) {
+        return invalid("groups", "meta first, then shard-0.. in order", "group " + i + " is \""
+            + group.getName() + "\" (shard " + group.getShard() + "), expected \"" + name + "\"");
+      }
+      if (!isUuid(group.getGroupId()) || !groupIds.add(group.getGroupId())) {
+        return invalid("groups.group_id", "a UUID, unique", "group " + name + " has group id \""
+            + group.getGroupId() + "\"");
+      }
+      Optional<ErrorDetail> replicas = replicasError(group, byId);
+      if (replicas.isPresent()) {
+        return replicas;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<ErrorDetail> replicasError(PlacedGroup group, Map<String, RegisteredNode> byId) {
+    int count = group.getReplicasCount();
+    if (count < 1 || count > REPLICAS_MAX) {
+      return invalid("groups.replicas", "1.." + REPLICAS_MAX + " replicas", "group " + group.getName() + " has "
+          + count + " replicas");
+    }
+    Set<String> seen = new HashSet<>();
+    for (String replica : group.getReplicasList()) {
+      RegisteredNode node = byId.get(replica);
+      if (node == null || node.getState() == NodeState.NODE_STATE_REMOVED || !seen.add(replica)) {
+        return invalid("groups.replicas", "registered nodes that are not removed, each once", "group "
+            + group.getName() + " places a replica on \"" + replica + "\", which is unregistered, removed or"
+            + " listed twice");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isUuid(String text) {
+    try {
+      return UUID.fromString(text).toString().equals(text);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static Optional<ErrorDetail> invalid(String field, String limit, String what) {
+    return Optional.of(Errors.invalidArgument(field, limit, what + "; nothing was changed"));
+  }
+}
