@@ -35,6 +35,8 @@ import io.nova.gateway.routing.GroupClients;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
 import io.nova.gateway.routing.LocalReplicas;
+import io.nova.gateway.routing.LocalTailFeeds;
+import io.nova.statemachine.ShardStateMachine;
 import io.nova.gateway.routing.StreamDirectory;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.status.PeerNodeInfo;
@@ -166,7 +168,8 @@ public final class NovaServer implements AutoCloseable {
     ControlPlane controlPlane = new ControlPlane(router);
     AccessTokens tokens = new AccessTokens(groups, clock, new java.security.SecureRandom());
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
-    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
+    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock,
+        localTailFeeds(node));
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
         balancer::rebalance);
     GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);
@@ -322,6 +325,13 @@ public final class NovaServer implements AutoCloseable {
                 () -> d.getInfo().getCurrentTerm()));
       }
     };
+  }
+
+  /** This node's leading shard replicas as pushers of applied records to tailing read sessions. */
+  private static LocalTailFeeds localTailFeeds(NovaNode node) {
+    return (shard, streamId, listener) -> node.division(node.layout().shard(shard))
+        .filter(d -> d.getInfo().isLeaderReady() && d.getStateMachine() instanceof ShardStateMachine)
+        .flatMap(d -> ((ShardStateMachine) d.getStateMachine()).follow(streamId, listener));
   }
 
   /** Queries of this node's own replicas, answered from what each has applied (placement lookups). */

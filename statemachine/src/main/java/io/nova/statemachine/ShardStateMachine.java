@@ -11,6 +11,7 @@ import io.nova.protocol.errors.Errors;
 import io.nova.protocol.logging.LogContext;
 import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.errors.CommandRejectedException;
+import io.nova.statemachine.feed.TailFeed;
 import io.nova.statemachine.internal.Invariants;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
@@ -94,6 +95,10 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   private final ShardSequencer sequencer = new ShardSequencer();
   private volatile ShardStore store;
   private final ReadWaiters readWaiters;
+  /** The most tailing sessions one shard replica pushes to at once; past it sessions read (ADR 0021). */
+  public static final int TAIL_SUBSCRIPTIONS_MAX = 4096;
+  /** Where applied records are pushed to this node's tailing read sessions while this replica leads. */
+  private final TailFeed tailFeed = new TailFeed(TAIL_SUBSCRIPTIONS_MAX);
   /**
    * The live streams with a retention limit or delete-on-empty, for the leader's lifecycle passes. Written by
    * the apply thread.
@@ -184,6 +189,8 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       sequencer.reset();
     }
     readWaiters.wakeAll();
+    // A replaced state (snapshot install) is not contiguous with what subscribers were pushed.
+    tailFeed.endAll();
     return opened.appliedIndex();
   }
 
@@ -249,8 +256,15 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       trackLifecycle(state);
     });
     if (result.state().isPresent()) {
-      // After applied.put: a read parking concurrently either sees the new tail or is woken here.
+      // After applied.put: a read parking concurrently either sees the new tail or is woken here, and a
+      // subscription made concurrently either starts past these records or is pushed them.
       readWaiters.wake(streamId);
+      StreamState state = result.state().get();
+      if (state.deleted()) {
+        tailFeed.end(streamId);
+      } else {
+        tailFeed.publish(streamId, result.records(), state.tail());
+      }
     }
     return result.result();
   }
@@ -330,10 +344,40 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     }
   }
 
+  /**
+   * Pushes the records this replica applies to {@code streamId} to {@code listener}, from the stream's
+   * applied tail on, while this replica is the group's ready leader (see {@link TailFeed}): a tailing read
+   * session on this node then needs no read per batch. Only committed records are pushed; the subscription
+   * ends when leadership moves, the stream is deleted, a snapshot replaces the state, or on close.
+   *
+   * @return the subscription (its {@code fromSeqNum} is the first seq_num pushed); empty when this replica
+   *     does not lead or is not ready, the stream is not live here, or {@value #TAIL_SUBSCRIPTIONS_MAX}
+   *     subscriptions exist — then the caller reads as before
+   */
+  public Optional<TailFeed.Subscription> follow(long streamId, TailFeed.Listener listener) {
+    Optional<TailFeed.Subscription> subscribed = tailFeed.subscribe(streamId,
+        id -> liveState(id).map(StreamState::nextSeqNum), listener);
+    // Checked after registering: a leadership change after this check ends the subscription (onLeaderChanged).
+    if (subscribed.isPresent() && !leadsReady()) {
+      subscribed.get().close();
+      return Optional.empty();
+    }
+    return subscribed;
+  }
+
+  private boolean leadsReady() {
+    try {
+      return division().getInfo().isLeaderReady();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   @Override
   protected void onLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
-    // Parked reads answer now, so their callers re-ask whichever replica now leads.
+    // Parked reads answer now, so their callers re-ask whichever replica now leads; pushed sessions read.
     readWaiters.wakeAll();
+    tailFeed.endAll();
     if (!groupMemberId.getPeerId().equals(newLeaderId)) {
       // Leadership lost: the cursor's unapplied admissions may be discarded by the new leader. Ratis
       // reports another leader under its server lock, so this replica cannot be admitting meanwhile.
@@ -439,6 +483,7 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   @Override
   protected void onClose() {
     readWaiters.wakeAll();
+    tailFeed.endAll();
   }
 
   private Optional<StreamState> liveState(long streamId) {

@@ -105,6 +105,9 @@ import io.nova.protocol.limits.Limits;
  *     leads the write's group, without a network hop (issue #10), and likewise a linearizable read.
  *     Default true; false sends every write and read through a Ratis client over the loopback (the
  *     behaviour before; for A/B measurement).
+ * @param readPushEnabled whether a read session at the tail on the node leading its stream's shard is
+ *     pushed each applied batch instead of reading the shard once per batch (issue #10 item 6). Default
+ *     true; false makes every session step a linearizable read (the behaviour before; for A/B measurement).
  * @param retentionPassIntervalMs how often a shard leader on this node enforces its streams' retention
  *     limits (a pass), 10 to 3600000 ms. Default 1000: a record past its retention age is unreadable about a
  *     second later, and a pass costs one binary search per stream it examines.
@@ -173,6 +176,7 @@ public record NodeTuning(
     boolean raftLogMetadataEnabled,
     boolean raftLogFlushBackground,
     boolean localLeaderWritesEnabled,
+    boolean readPushEnabled,
     long retentionPassIntervalMs,
     int retentionStreamsPerPassMax,
     long leaderBalanceIntervalMs,
@@ -383,6 +387,7 @@ public record NodeTuning(
     b.raftLogMetadataEnabled = raftLogMetadataEnabled;
     b.raftLogFlushBackground = raftLogFlushBackground;
     b.localLeaderWritesEnabled = localLeaderWritesEnabled;
+    b.readPushEnabled = readPushEnabled;
     b.retentionPassIntervalMs = retentionPassIntervalMs;
     b.retentionStreamsPerPassMax = retentionStreamsPerPassMax;
     b.leaderBalanceIntervalMs = leaderBalanceIntervalMs;
@@ -437,6 +442,7 @@ public record NodeTuning(
     private boolean raftLogMetadataEnabled = true;
     private boolean raftLogFlushBackground = false;
     private boolean localLeaderWritesEnabled = true;
+    private boolean readPushEnabled = true;
     private long retentionPassIntervalMs = 1_000;
     private int retentionStreamsPerPassMax = 1_000;
     private long leaderBalanceIntervalMs = 30_000;
@@ -619,6 +625,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder readPushEnabled(boolean value) {
+      readPushEnabled = value;
+      return this;
+    }
+
     public Builder retentionPassIntervalMs(long value) {
       retentionPassIntervalMs = value;
       return this;
@@ -679,9 +690,9 @@ public record NodeTuning(
           httpThreadsMax, httpThreadsMin, httpConnectionsMax, httpThreadIdleMs, httpConnectionIdleMs,
           readWaitersMax, readWaiterAnswerThreadsMax, raftAppenderWaitTimeMinMs, raftLeaderOutstandingAppendsMax,
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
-          retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs, leaderBalanceTransfersMax,
-          leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs, metricsLargestStreamsMax,
-          placementPollIntervalMs);
+          readPushEnabled, retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs,
+          leaderBalanceTransfersMax, leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs,
+          metricsLargestStreamsMax, placementPollIntervalMs);
     }
   }
 }

@@ -45,6 +45,11 @@ public final class DataPlaneMetrics {
   public static final String READ_RECORDS = "nova.read.records";
   /** Meter: metered bytes of the records delivered by reads. */
   public static final String READ_BYTES = "nova.read.bytes";
+  /**
+   * Counter: read-session answers made of records pushed by this node's leading replica as they applied,
+   * without a read of the shard (a subset of {@link #READ_BATCHES}).
+   */
+  public static final String READ_BATCHES_PUSHED = "nova.read.batches.pushed";
   /** Gauge: append sessions open on this gateway. */
   public static final String APPEND_SESSIONS_OPEN = "nova.append.sessions.open";
   /** Gauge: read sessions open on this gateway. */
@@ -67,6 +72,7 @@ public final class DataPlaneMetrics {
   public static final String APPEND_PIPELINE_DEPTH = "nova.append.session.pipeline.depth";
 
   private final Meter appendBatches;
+  private final Counter readBatchesPushed;
   private final Meter appendRecords;
   private final Meter appendBytes;
   private final LatencyTimer appendAckLatency = LatencyTimer.create(APPEND_ACK_LATENCY,
@@ -114,6 +120,7 @@ public final class DataPlaneMetrics {
     readBatches = registry.meter(READ_BATCHES);
     readRecords = registry.meter(READ_RECORDS);
     readBytes = registry.meter(READ_BYTES);
+    readBatchesPushed = registry.counter(READ_BATCHES_PUSHED);
     registry.registerGauge(APPEND_SESSIONS_OPEN, appendSessionsOpen);
     registry.registerGauge(READ_SESSIONS_OPEN, readSessionsOpen);
     appendSessionsSuperseded = registry.counter(APPEND_SESSIONS_SUPERSEDED);
@@ -187,6 +194,11 @@ public final class DataPlaneMetrics {
     readBatches.mark();
     readRecords.mark(records.size());
     readBytes.mark(bytes);
+  }
+
+  /** Counts a read-session answer of pushed records (also counted by {@link #readDelivered}). */
+  public void readPushed() {
+    readBatchesPushed.inc();
   }
 
   /** An append session started; pair with exactly one {@link #appendSessionClosed()}. */

@@ -8,6 +8,7 @@ import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.errors.StatusMapper;
+import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRoute;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
@@ -23,9 +24,13 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
+import io.nova.statemachine.feed.TailFeed;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -39,6 +44,17 @@ import org.slf4j.LoggerFactory;
  * (a long poll, see {@code ReadWaiters}): records go out as a {@code batch}, an idle interval as a
  * {@code heartbeat} carrying the tail. A relative start (timestamp, tail offset) is pinned to an
  * absolute seq_num by the first answer, so renewals neither skip nor repeat.
+ *
+ * <p><b>Pushed records</b> (issue #10 item 6). When the session is within one read of the tail and this
+ * node's replica leads the stream's shard, the session subscribes to what that replica applies
+ * ({@link LocalTailFeeds}): from then on each applied batch is handed to it and sent, with no read of the
+ * shard, so a tailing reader keeps pace with the writers. Pushed records are committed (they were applied)
+ * and are sent strictly from the next seq_num the session owes, so push and read can alternate without a
+ * gap or a repeat. The session reads again when the subscription ends (leadership moved, the stream was
+ * deleted), when it has not kept up ({@link PushedBatches} overflowed), and for the records below the
+ * point its subscription started. While subscribed and idle, it makes one linearizable read per heartbeat
+ * interval, as the long poll did, so a heartbeat still proves the tail and a deposed leader still ends the
+ * session.
  *
  * <p>The session ends (OK) once its count or byte limit is spent or a record reaches {@code until};
  * otherwise it runs until the client cancels. Errors end it with their status; the client resumes from
@@ -68,6 +84,11 @@ public final class ReadSessionCall {
    * checks about this often, an idle one once per heartbeat interval.
    */
   static final long ACCESS_CHECK_INTERVAL_MS = 200;
+  /**
+   * The most serialized bytes pushed to a session and not sent yet; past it the session reads instead
+   * (four full read answers: a reader that falls further behind pages through the store).
+   */
+  static final long PUSHED_BYTES_MAX = 4L * Limits.READ_METERED_BYTES_MAX;
 
   /** Whether the session's access token still holds; asked before a read step (see ACCESS_CHECK_INTERVAL_MS). */
   private final SessionCheck access;
@@ -80,11 +101,21 @@ public final class ReadSessionCall {
   private long bytesLeft;
   private boolean reading;
   private boolean ended;
+  private final LocalTailFeeds feeds;
+  /** Invariant: {@code pushed} and {@code subscription} are both null (reading) or both set (subscribed). */
+  private PushedBatches pushed;
+  private TailFeed.Subscription subscription;
+  /** The pending heartbeat check of a subscribed, idle session, or null. */
+  private ScheduledFuture<?> heartbeatTick;
+  /** When the session last sent a batch or a heartbeat, in ms of {@code nowMs}. */
+  private long lastSentMs;
 
   private ReadSessionCall(ServerCallStreamObserver<ReadSessionResponse> out, ScheduledExecutorService executor,
       Executor blocking, LongSupplier nowMs, DataPlaneMetrics metrics, ReadSessionRequest request,
-      int heartbeatDefaultMs, SessionCheck access) {
+      int heartbeatDefaultMs, SessionCheck access, LocalTailFeeds feeds) {
     this.out = out;
+    this.feeds = feeds;
+    this.lastSentMs = nowMs.getAsLong();
     this.access = access;
     this.executor = executor;
     this.blocking = blocking;
@@ -109,12 +140,14 @@ public final class ReadSessionCall {
    * @param heartbeatDefaultMs the heartbeat interval when the request asks for none, in ms
    * @param access re-checks the session's access token before each read step ({@link SessionCheck#NONE}
    *     without auth)
+   * @param feeds this node's leading shard replicas, which push applied records to a session at the tail
+   *     ({@link LocalTailFeeds#NONE}: the session only reads)
    */
   public static void start(ReadSessionRequest request, ServerCallStreamObserver<ReadSessionResponse> out,
       StreamRouter router, ScheduledExecutorService executor, Executor blocking, LongSupplier nowMs,
-      DataPlaneMetrics metrics, int heartbeatDefaultMs, SessionCheck access) {
+      DataPlaneMetrics metrics, int heartbeatDefaultMs, SessionCheck access, LocalTailFeeds feeds) {
     ReadSessionCall call = new ReadSessionCall(out, executor, blocking, nowMs, metrics, request,
-        heartbeatDefaultMs, access);
+        heartbeatDefaultMs, access, feeds);
     try {
       RequestChecks.streamName(request.getBasin(), request.getStream());
       if ((request.getLimit().hasCount() && request.getLimit().getCount() == 0)
@@ -137,9 +170,13 @@ public final class ReadSessionCall {
     if (reading || ended || !out.isReady()) {
       return;
     }
+    if (pushed != null && sendPushed()) {
+      return;
+    }
     reading = true;
     long askedAtMs = nowMs.getAsLong();
-    ReadQuery query = query();
+    // Subscribed: new records come pushed, so a read answers at once instead of parking.
+    ReadQuery query = pushed == null ? query() : query().toBuilder().setWaitMs(0).build();
     java.util.function.Supplier<CompletableFuture<ShardQueryResult>> read = () -> route.queryAsync(
         info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId())).build(), blocking);
     CompletableFuture<ShardQueryResult> step;
@@ -185,11 +222,13 @@ public final class ReadSessionCall {
       }
       nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
       out.onNext(ReadSessionResponse.newBuilder().setBatch(read).build());
+      lastSentMs = nowMs.getAsLong();
       metrics.readDelivered(read.getRecordsList());
       if (countLeft <= 0 || bytesLeft <= 0) {
         finish();
         return;
       }
+      maybeFollow(tailSeqNum);
       readWhileReady();
       return;
     }
@@ -202,6 +241,16 @@ public final class ReadSessionCall {
       nextSeqNum = tailSeqNum;
     }
     out.onNext(ReadSessionResponse.newBuilder().setHeartbeat(read.getTail()).build());
+    lastSentMs = nowMs.getAsLong();
+    if (pushed != null && nextSeqNum < subscription.fromSeqNum()) {
+      // A linearizable tail below where the subscription started cannot happen; read rather than trust it.
+      unfollow();
+    }
+    maybeFollow(tailSeqNum);
+    if (pushed != null) {
+      readWhileReady();
+      return;
+    }
     long earlyMs = heartbeatMs - (nowMs.getAsLong() - askedAtMs);
     if (earlyMs > 0) {
       // The shard answered without parking (overloaded, or a leadership change): do not spin.
@@ -216,6 +265,162 @@ public final class ReadSessionCall {
   private synchronized void readAfterPause() {
     reading = false;
     readWhileReady();
+  }
+
+  /**
+   * Subscribes to the records this node's leading replica applies, when the session is pinned, within one
+   * read of the tail {@code tailSeqNum}, and not subscribed yet; otherwise (or when this node does not lead
+   * the shard) the session goes on reading.
+   */
+  private void maybeFollow(long tailSeqNum) {
+    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > Limits.READ_RECORDS_MAX) {
+      return;
+    }
+    PushedBatches batches = new PushedBatches(PUSHED_BYTES_MAX, this::pushedSoon);
+    Optional<TailFeed.Subscription> followed = feeds.follow(route.placement().getShard(),
+        route.placement().getStreamId(), batches);
+    if (followed.isPresent()) {
+      pushed = batches;
+      subscription = followed.get();
+    }
+  }
+
+  /** Called on the apply thread: the session sends on its own executor. */
+  private void pushedSoon() {
+    try {
+      executor.execute(this::pushedChanged);
+    } catch (RejectedExecutionException closing) {
+      // The node is closing; the session ends with it.
+    }
+  }
+
+  private synchronized void pushedChanged() {
+    readWhileReady();
+  }
+
+  /**
+   * Sends the pushed records owed next, while the transport is ready.
+   *
+   * @return true when nothing needs reading now (sent, finished, waiting for the transport, or idle until
+   *     the next push or heartbeat check); false when the session must read the shard: the records owed are
+   *     below the subscription's start, the subscription broke, the access token is due a check, or a
+   *     heartbeat is due
+   */
+  private boolean sendPushed() {
+    while (true) {
+      if (pushed.broken()) {
+        unfollow();
+        return false;
+      }
+      if (nextSeqNum < subscription.fromSeqNum() || accessCheckDue()) {
+        return false;
+      }
+      PushedBatches.Batch head = pushed.peek();
+      while (head != null && head.nextSeqNum() <= nextSeqNum) {
+        pushed.pop();
+        head = pushed.peek();
+      }
+      if (head == null) {
+        if (nowMs.getAsLong() - lastSentMs >= heartbeatMs) {
+          return false;
+        }
+        armHeartbeat();
+        return true;
+      }
+      if (head.firstSeqNum() > nextSeqNum) {
+        // Pushed batches are contiguous from the subscription's start; a hole means a bug: read past it.
+        LOG.warn("pushed records start at {} but the session owes {}; reading instead", head.firstSeqNum(),
+            nextSeqNum);
+        unfollow();
+        return false;
+      }
+      if (!out.isReady() || !sendPushedBatch()) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Sends one batch message of queued records from {@code nextSeqNum}: consecutive pushed batches merged up
+   * to one read's caps and the session's limits, stopping before a record at or after {@code until}.
+   *
+   * @return false when the session finished
+   */
+  private boolean sendPushedBatch() {
+    ReadResponse.Builder batch = ReadResponse.newBuilder();
+    long bytes = 0;
+    boolean untilReached = false;
+    long bytesMax = Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX);
+    long countMax = Math.min(countLeft, Limits.READ_RECORDS_MAX);
+    fill:
+    for (PushedBatches.Batch b = pushed.peek(); b != null && b.firstSeqNum() <= nextSeqNum; b = pushed.peek()) {
+      for (SequencedRecord r : b.records()) {
+        if (r.getSeqNum() < nextSeqNum) {
+          continue;
+        }
+        if (request.hasUntil() && r.getTimestamp() >= request.getUntil()) {
+          untilReached = true;
+          break fill;
+        }
+        long metered = Metering.meteredBytes(r.getHeadersList(), r.getBody());
+        // As a read: the first record always goes, the others while the count and bytes allow.
+        if (batch.getRecordsCount() > 0 && (batch.getRecordsCount() >= countMax || bytes + metered > bytesMax)) {
+          break fill;
+        }
+        batch.addRecords(r).setTail(b.tail());
+        bytes += metered;
+        nextSeqNum = r.getSeqNum() + 1;
+      }
+      pushed.pop();
+    }
+    if (batch.getRecordsCount() > 0) {
+      countLeft -= batch.getRecordsCount();
+      bytesLeft -= bytes;
+      out.onNext(ReadSessionResponse.newBuilder().setBatch(batch).build());
+      lastSentMs = nowMs.getAsLong();
+      metrics.readDelivered(batch.getRecordsList());
+      metrics.readPushed();
+      if (countLeft <= 0 || bytesLeft <= 0) {
+        finish();
+        return false;
+      }
+    }
+    if (untilReached) {
+      finish();
+      return false;
+    }
+    return true;
+  }
+
+  private boolean accessCheckDue() {
+    return access != SessionCheck.NONE && nowMs.getAsLong() - accessCheckedAtMs >= ACCESS_CHECK_INTERVAL_MS;
+  }
+
+  /** Checks again when a heartbeat falls due, unless a check is pending already. */
+  private void armHeartbeat() {
+    if (heartbeatTick != null) {
+      return;
+    }
+    long delayMs = Math.max(1, lastSentMs + heartbeatMs - nowMs.getAsLong());
+    heartbeatTick = executor.schedule(this::heartbeatDue, delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void heartbeatDue() {
+    heartbeatTick = null;
+    readWhileReady();
+  }
+
+  /** Back to reading only: drops the subscription, what it queued and any pending heartbeat check. */
+  private void unfollow() {
+    if (subscription != null) {
+      subscription.close();
+      subscription = null;
+      pushed = null;
+    }
+    if (heartbeatTick != null) {
+      heartbeatTick.cancel(false);
+      heartbeatTick = null;
+    }
   }
 
   private void finish() {
@@ -240,6 +445,7 @@ public final class ReadSessionCall {
   private void markEnded() {
     if (!ended) {
       ended = true;
+      unfollow();
       metrics.readSessionClosed();
     }
   }
