@@ -43,7 +43,13 @@ public enum Scenario {
    */
   ROLLING_RESTART(3, true),
   /** kill -9 of a leader of a 5-node cluster. */
-  KILL_LEADER_5(5);
+  KILL_LEADER_5(5),
+  /**
+   * kill -9 of the leader of a chain stream's shard: the group where the advancing-match Producers (and the
+   * open streams' plain Producers placed there) have pipelined batches mid-flight, so every fault lands on
+   * resends, deduplication and the refusal of a numbered batch behind one that missed (issue #10).
+   */
+  KILL_PRODUCER_LEADER(3);
 
   private final int nodes;
   private final boolean secured;

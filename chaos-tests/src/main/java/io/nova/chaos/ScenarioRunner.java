@@ -80,6 +80,8 @@ public final class ScenarioRunner {
   private final Path dir;
   private final SplittableRandom random;
   private final List<String> groups = new ArrayList<>();
+  /** The groups hosting a chain stream (KILL_PRODUCER_LEADER's targets). */
+  private final List<String> chainGroups = new ArrayList<>();
   /** PAUSE_LEADER only: a stream of each group that the workload does not use, for {@link PauseProbe}. */
   private final Map<String, StreamAddress> probeStreams = new HashMap<>();
   private final List<PauseProbe.Measurement> pauses = new ArrayList<>();
@@ -196,7 +198,12 @@ public final class ScenarioRunner {
         fenced.add(create(c, s));
       }
       for (String s : CHAIN_STREAMS) {
-        chains.add(create(c, s));
+        StreamAddress chain = create(c, s);
+        chains.add(chain);
+        String group = "shard-" + c.getStream(chain).shard();
+        if (!chainGroups.contains(group)) {
+          chainGroups.add(group);
+        }
       }
       if (scenario == Scenario.PAUSE_LEADER) {
         createProbeStreams(c);
@@ -282,7 +289,8 @@ public final class ScenarioRunner {
   }
 
   private void injectOne(ChaosCluster cluster) throws Exception {
-    String group = groups.get(random.nextInt(groups.size()));
+    List<String> targets = scenario == Scenario.KILL_PRODUCER_LEADER ? chainGroups : groups;
+    String group = targets.get(random.nextInt(targets.size()));
     Optional<String> leader = cluster.leaderOf(group);
     List<String> replicas = cluster.replicasOf(group);
     List<String> all = cluster.nodes().stream().map(ChaosCluster.Node::id).toList();
@@ -292,7 +300,7 @@ public final class ScenarioRunner {
       return;
     }
     switch (scenario) {
-      case KILL_LEADER, KILL_LEADER_5 -> {
+      case KILL_LEADER, KILL_LEADER_5, KILL_PRODUCER_LEADER -> {
         cluster.kill(leader.get());
         hold(FAULT_HOLD);
         cluster.healAll();

@@ -43,7 +43,7 @@ class ChaosScenariosIT {
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("runs")
   void historyChecksWithNoAnomaly(Scenario scenario, long seed) throws Exception {
-    Duration faultTime = Duration.ofSeconds(Long.getLong("chaos.durationSec", 30));
+    Duration faultTime = Duration.ofSeconds(Long.getLong("chaos.durationSec", 26));
     Duration interval = Duration.ofSeconds(Long.getLong("chaos.faultIntervalSec", 5));
     Path out = Path.of(System.getProperty("chaos.outDir", "target/chaos"));
     ScenarioRunner.Result r = new ScenarioRunner(scenario, seed, faultTime, interval,

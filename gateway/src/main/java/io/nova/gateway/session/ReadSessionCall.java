@@ -312,7 +312,7 @@ public final class ReadSessionCall {
         unfollow();
         return false;
       }
-      if (nextSeqNum < subscription.fromSeqNum() || accessCheckDue()) {
+      if (nextSeqNum < subscription.fromSeqNum()) {
         return false;
       }
       PushedBatches.Batch head = pushed.peek();
@@ -321,11 +321,16 @@ public final class ReadSessionCall {
         head = pushed.peek();
       }
       if (head == null) {
+        // Idle: the heartbeat's read also re-checks the access token, as an idle long poll did.
         if (nowMs.getAsLong() - lastSentMs >= heartbeatMs) {
           return false;
         }
         armHeartbeat();
         return true;
+      }
+      if (accessCheckDue()) {
+        // Delivering: the token is re-checked by a read (which also delivers) at least this often.
+        return false;
       }
       if (head.firstSeqNum() > nextSeqNum) {
         // Pushed batches are contiguous from the subscription's start; a hole means a bug: read past it.
