@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code src/test/s2-sdk}) works against a Nova node's S2 surface: it creates a basin and a stream, appends
  * plainly, with match_seq_num and with a fencing token (and sees S2's typed mismatch errors), reads, reads
  * past the tail (416), checks the tail, and tails with its fetch transport's append and read sessions; it also
- * sets delete_on_empty and issues, lists and revokes an access token.
+ * sets delete_on_empty and issues, lists and revokes an access token. Also runs the short example
+ * {@code examples/s2-sdk/hello.mjs} and proves its output is the one docs/http-api.md shows.
  * Runs {@code npm ci} and {@code node} as real processes: without them the test fails, it is never skipped
  * (.ci/run installs them).
  */
@@ -31,6 +32,10 @@ class S2SdkTest {
 
   private static final Path SCRIPT_SOURCE = Path.of("src", "test", "s2-sdk");
   private static final Path SCRIPT_DIR = Path.of("target", "s2-sdk");
+  private static final Path EXAMPLE = Path.of("..", "examples", "s2-sdk", "hello.mjs");
+  private static final Path HTTP_API_DOC = Path.of("..", "docs", "http-api.md");
+  /** The line of docs/http-api.md that runs the example; the output shown follows it up to the fence. */
+  private static final String EXAMPLE_COMMAND = "$ cd examples/s2-sdk && npm install && node hello.mjs ";
 
   @TempDir
   static Path dir;
@@ -58,6 +63,33 @@ class S2SdkTest {
         "ok basin", "ok stream", "ok delete-on-empty 7200", "ok append 2", "ok match-seq-num 3", "ok fencing-token writer-1", "ok read 4",
         "ok check-tail 4", "ok append-session 4", "ok read-session 4", "ok access-tokens sdk-reader", "ok delete",
         "all ok");
+  }
+
+  @Test
+  void theExampleInTheDocsPrintsWhatTheDocsShow() throws Exception {
+    Files.copy(EXAMPLE, SCRIPT_DIR.resolve("hello.mjs"), StandardCopyOption.REPLACE_EXISTING);
+    Run run = run(Duration.ofSeconds(120), "node", "hello.mjs", cluster.httpUrl("n1") + S2Routes.PREFIX,
+        "hello-demo");
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.stdout().lines().toList()).as(run.toString()).isEqualTo(documentedOutput());
+  }
+
+  /** The output lines docs/http-api.md shows under the example's command. */
+  private static List<String> documentedOutput() throws IOException {
+    List<String> doc = Files.readAllLines(HTTP_API_DOC, StandardCharsets.UTF_8);
+    int command = -1;
+    for (int i = 0; i < doc.size(); i++) {
+      if (doc.get(i).startsWith(EXAMPLE_COMMAND)) {
+        command = i;
+      }
+    }
+    assertThat(command).as("docs/http-api.md shows the example's command").isNotNegative();
+    List<String> shown = new java.util.ArrayList<>();
+    for (int i = command + 1; i < doc.size() && !doc.get(i).startsWith("```"); i++) {
+      shown.add(doc.get(i));
+    }
+    assertThat(shown).as("the example's output in docs/http-api.md").isNotEmpty();
+    return shown;
   }
 
   /** Copies the script and its lock file into target/ and installs exactly the locked SDK there. */
