@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * {@code heartbeat} carrying the tail. A relative start (timestamp, tail offset) is pinned to an
  * absolute seq_num by the first answer, so renewals neither skip nor repeat.
  *
- * <p><b>Pushed records</b> (issue #10 item 6). When the session is within one read of the tail and this
+ * <p><b>Pushed records</b> (issue #10 item 6). When the session is within a few reads of the tail and this
  * node's replica leads the stream's shard, the session subscribes to what that replica applies
  * ({@link LocalTailFeeds}): from then on each applied batch is handed to it and sent, with no read of the
  * shard, so a tailing reader keeps pace with the writers. Pushed records are committed (they were applied)
@@ -86,9 +86,16 @@ public final class ReadSessionCall {
   static final long ACCESS_CHECK_INTERVAL_MS = 200;
   /**
    * The most serialized bytes pushed to a session and not sent yet; past it the session reads instead
-   * (four full read answers: a reader that falls further behind pages through the store).
+   * (eight full read answers: a reader that falls further behind pages through the store).
    */
-  static final long PUSHED_BYTES_MAX = 4L * Limits.READ_METERED_BYTES_MAX;
+  static final long PUSHED_BYTES_MAX = 8L * Limits.READ_METERED_BYTES_MAX;
+  /**
+   * How near the tail, in records, a session subscribes: four full reads, so it reads the backlog below the
+   * subscription's start while the pushed queue (twice that) takes what the writers add meanwhile. Nearer
+   * only (one read) and a session behind a pipelined writer, whose tail moves by whole batches, never
+   * subscribes.
+   */
+  static final long FOLLOW_WITHIN_RECORDS = 4L * Limits.READ_RECORDS_MAX;
 
   /** Whether the session's access token still holds; asked before a read step (see ACCESS_CHECK_INTERVAL_MS). */
   private final SessionCheck access;
@@ -268,12 +275,12 @@ public final class ReadSessionCall {
   }
 
   /**
-   * Subscribes to the records this node's leading replica applies, when the session is pinned, within one
-   * read of the tail {@code tailSeqNum}, and not subscribed yet; otherwise (or when this node does not lead
+   * Subscribes to the records this node's leading replica applies, when the session is pinned, within
+   * {@link #FOLLOW_WITHIN_RECORDS} of the tail {@code tailSeqNum}, and not subscribed yet; otherwise (or when this node does not lead
    * the shard) the session goes on reading.
    */
   private void maybeFollow(long tailSeqNum) {
-    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > Limits.READ_RECORDS_MAX) {
+    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > FOLLOW_WITHIN_RECORDS) {
       return;
     }
     PushedBatches batches = new PushedBatches(PUSHED_BYTES_MAX, this::pushedSoon);
