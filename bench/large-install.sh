@@ -27,13 +27,7 @@ STREAMS="${STREAMS:-4}"
 SNAPSHOT_EVERY="${SNAPSHOT_EVERY:-200}"
 WRITE_MINUTES="${WRITE_MINUTES:-12}"
 ((GIB >= 1 && GIB <= 8)) || { echo "GIB must be 1..8" >&2; exit 2; }
-NC_DIR="$(mktemp -d -t nova-large-install.XXXXXX)"
-
-cleanup() {
-  nc_stop_all
-  [[ "${KEEP:-0}" == 1 ]] && echo "kept $NC_DIR" || rm -rf "$NC_DIR"
-}
-trap cleanup EXIT
+nc_folder nova-large-install
 
 # gauge I NAME: node n<I>'s value of nova_group_<NAME>{group="shard-0"}, as an integer ("" if none).
 gauge() {
@@ -50,19 +44,8 @@ disk_use() {
   done
 }
 
-nc_init 3 1 "$SNAPSHOT_EVERY"
-NC_RECORDS="$NC_DIR/records.txt"
 mib_per_stream=$(((GIB * 1024 + STREAMS - 1) / STREAMS))
-nc_records_file "$NC_RECORDS" "$mib_per_stream"
-echo "jars: $NOVA_BENCH_JARS; folder: $NC_DIR; load: $(nc_load)"
-for i in 1 2 3; do nc_start "$i"; done
-for i in 1 2 3; do nc_wait_ready "$i"; done
-nc_cli create-basin demo >/dev/null
-streams=()
-for ((i = 1; i <= STREAMS; i++)); do
-  nc_cli create-stream "nova://demo/big-$i" >/dev/null
-  streams+=("nova://demo/big-$i")
-done
+nc_bring_up 1 "$SNAPSHOT_EVERY" "$mib_per_stream" big "$STREAMS"
 
 leader=""
 for i in 1 2 3; do [[ "$(gauge "$i" is_leader)" == 1 ]] && leader="$i"; done
@@ -73,7 +56,7 @@ behind="$(gauge "$leader" applied_index)"
 echo "shard-0 leader n$leader; stopped follower n$follower at about index $behind"
 
 started=$SECONDS
-nc_append_parallel "$WRITE_MINUTES" "${streams[@]}"
+nc_append_parallel "$WRITE_MINUTES" "${NC_STREAMS[@]}"
 echo "appended $((STREAMS * mib_per_stream)) MiB of 1 KiB records to $STREAMS streams in" \
   "$((SECONDS - started)) s; load: $(nc_load)"
 
@@ -117,4 +100,4 @@ for i in 1 2 3; do records+=("$(gauge "$i" stream_records)/$(gauge "$i" stream_b
 echo "retained records/bytes per replica: ${records[*]}"
 [[ "${records[0]}" == "${records[1]}" && "${records[1]}" == "${records[2]}" ]] \
   || { echo "replicas disagree" >&2; exit 1; }
-for s in "${streams[@]}"; do nc_cli check-tail "$s"; done
+for s in "${NC_STREAMS[@]}"; do nc_cli check-tail "$s"; done

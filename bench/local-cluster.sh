@@ -6,7 +6,7 @@
 # PORT_BASE+200+i; its folder is $NC_DIR/n<i> (node.yaml, node.log, pid, data/).
 #
 # Variables read:
-#   NC_DIR            the cluster's folder (created; the caller deletes it)
+#   NC_DIR            the cluster's folder (see nc_folder)
 #   NC_PORT_BASE      default 21000 (the ports 21001-21203)
 #   NOVA_BENCH_JARS   a folder holding nova-cli.jar and lib/; default: a copy of cli/target taken at
 #                     start, so a rebuild of the tree during a run does not change what runs
@@ -119,4 +119,35 @@ nc_append_parallel() {
   done
   for s in "${pids[@]}"; do wait "$s" || rc=1; done
   return "$rc"
+}
+
+# nc_bring_up SHARDS SNAPSHOT_EVERY_ENTRIES MIB PREFIX STREAMS: writes the configurations and a records
+# file of MIB MiB ($NC_RECORDS), starts the three nodes, waits until they are ready, creates the basin
+# demo and STREAMS streams nova://demo/PREFIX-<i>, listed in NC_STREAMS.
+nc_bring_up() {
+  local i
+  nc_init 3 "$1" "$2"
+  NC_RECORDS="$NC_DIR/records.txt"
+  nc_records_file "$NC_RECORDS" "$3"
+  echo "jars: $NOVA_BENCH_JARS; folder: $NC_DIR; load: $(nc_load)"
+  for i in 1 2 3; do nc_start "$i"; done
+  for i in 1 2 3; do nc_wait_ready "$i"; done
+  nc_cli create-basin demo >/dev/null
+  NC_STREAMS=()
+  for ((i = 1; i <= $5; i++)); do
+    nc_cli create-stream "nova://demo/$4-$i" >/dev/null
+    NC_STREAMS+=("nova://demo/$4-$i")
+  done
+}
+
+# nc_folder NAME: makes a fresh NC_DIR under the temporary folder and, on exit, stops every node and
+# deletes it (KEEP=1 keeps it).
+nc_folder() {
+  NC_DIR="$(mktemp -d -t "$1.XXXXXX")"
+  trap nc_cleanup EXIT
+}
+
+nc_cleanup() {
+  nc_stop_all
+  if [[ "${KEEP:-0}" == 1 ]]; then echo "kept $NC_DIR"; else rm -rf "$NC_DIR"; fi
 }

@@ -24,29 +24,12 @@ STREAMS="${STREAMS:-2}"
 MIB="${MIB:-256}"
 SNAPSHOT_EVERY="${SNAPSHOT_EVERY:-50}"
 SHARDS="${SHARDS:-4}"
-NC_DIR="$(mktemp -d -t nova-snapshot-pause.XXXXXX)"
+nc_folder nova-snapshot-pause
 
-cleanup() {
-  nc_stop_all
-  [[ "${KEEP:-0}" == 1 ]] && echo "kept $NC_DIR" || rm -rf "$NC_DIR"
-}
-trap cleanup EXIT
-
-nc_init 3 "$SHARDS" "$SNAPSHOT_EVERY"
-NC_RECORDS="$NC_DIR/records.txt"
-nc_records_file "$NC_RECORDS" "$MIB"
-echo "jars: $NOVA_BENCH_JARS; folder: $NC_DIR; load before: $(nc_load)"
-for i in 1 2 3; do nc_start "$i"; done
-for i in 1 2 3; do nc_wait_ready "$i"; done
-nc_cli create-basin demo >/dev/null
-streams=()
-for ((i = 1; i <= STREAMS; i++)); do
-  nc_cli create-stream "nova://demo/pause-$i" >/dev/null
-  streams+=("nova://demo/pause-$i")
-done
+nc_bring_up "$SHARDS" "$SNAPSHOT_EVERY" "$MIB" pause "$STREAMS"
 
 started=$SECONDS
-nc_append_parallel 10 "${streams[@]}"
+nc_append_parallel 10 "${NC_STREAMS[@]}"
 echo "appended $((STREAMS * MIB)) MiB of 1 KiB records to $STREAMS streams in $((SECONDS - started)) s;" \
   "load after the run: $(nc_load)"
 
