@@ -22,10 +22,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=local-cluster.sh
 source "$here/local-cluster.sh"
 
-GIB="${GIB:-2}"
-STREAMS="${STREAMS:-4}"
-SNAPSHOT_EVERY="${SNAPSHOT_EVERY:-200}"
-WRITE_MINUTES="${WRITE_MINUTES:-12}"
+: "${GIB:=2}" "${STREAMS:=4}" "${SNAPSHOT_EVERY:=200}" "${WRITE_MINUTES:=12}"
 ((GIB >= 1 && GIB <= 8)) || { echo "GIB must be 1..8" >&2; exit 2; }
 nc_folder nova-large-install
 

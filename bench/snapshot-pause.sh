@@ -20,10 +20,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=local-cluster.sh
 source "$here/local-cluster.sh"
 
-STREAMS="${STREAMS:-2}"
-MIB="${MIB:-256}"
-SNAPSHOT_EVERY="${SNAPSHOT_EVERY:-50}"
-SHARDS="${SHARDS:-4}"
+: "${STREAMS:=2}" "${MIB:=256}" "${SNAPSHOT_EVERY:=50}" "${SHARDS:=4}"
 nc_folder nova-snapshot-pause
 
 nc_bring_up "$SHARDS" "$SNAPSHOT_EVERY" "$MIB" pause "$STREAMS"
