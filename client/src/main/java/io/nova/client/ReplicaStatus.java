@@ -19,10 +19,13 @@ import java.util.OptionalLong;
  * @param storeBytes the replica's store (SST files plus memtables), in bytes; empty when not up or while
  *     its store is closed
  * @param logBytes the replica's Raft log segment files, in bytes; empty when not up
+ * @param pendingCompactionBytes what RocksDB's compaction still has to rewrite in the replica's store, in
+ *     bytes (its estimate; space freed by trims and deletes comes back only through compaction); empty as
+ *     {@code storeBytes} is
  */
 public record ReplicaStatus(String nodeId, boolean up, String role, long term, long commitIndex,
         long appliedIndex, OptionalLong matchIndex, OptionalLong lag, OptionalLong storeBytes,
-        OptionalLong logBytes) {
+        OptionalLong logBytes, OptionalLong pendingCompactionBytes) {
 
     /** Rejects nulls. */
     public ReplicaStatus {
@@ -32,6 +35,14 @@ public record ReplicaStatus(String nodeId, boolean up, String role, long term, l
         Objects.requireNonNull(lag, "lag");
         Objects.requireNonNull(storeBytes, "storeBytes");
         Objects.requireNonNull(logBytes, "logBytes");
+        Objects.requireNonNull(pendingCompactionBytes, "pendingCompactionBytes");
+    }
+
+    /** A replica whose compaction backlog is not known. */
+    public ReplicaStatus(String nodeId, boolean up, String role, long term, long commitIndex, long appliedIndex,
+            OptionalLong matchIndex, OptionalLong lag, OptionalLong storeBytes, OptionalLong logBytes) {
+        this(nodeId, up, role, term, commitIndex, appliedIndex, matchIndex, lag, storeBytes, logBytes,
+                OptionalLong.empty());
     }
 
     /** A replica whose store and log sizes are not known. */

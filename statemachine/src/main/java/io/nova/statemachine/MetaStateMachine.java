@@ -13,6 +13,7 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.MetaValidation;
 import io.nova.statemachine.timing.LeaderStageTimer;
+import io.nova.statemachine.timing.SnapshotPauseTimer;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.MetaStore;
 import io.nova.statemachine.store.RocksStore;
@@ -79,7 +80,19 @@ public final class MetaStateMachine extends ReplayingStateMachine<MetaCommand> {
    * as a leader while {@code diskGate} refuses growth (ADR 0025).
    */
   public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock, DiskGate diskGate) {
-    super(groupName, storeDir, clock, MetaCommand.getDefaultInstance(), LeaderStageTimer.NONE, diskGate);
+    this(groupName, storeDir, shardCount, clock, diskGate, SnapshotPauseTimer.NONE);
+  }
+
+  /**
+   * As {@link #MetaStateMachine(String, Path, int, Clock, DiskGate)}, reporting to
+   * {@code snapshotPauseTimer} how long each snapshot of this replica held its apply thread.
+   *
+   * @throws IllegalArgumentException if {@code shardCount < 1}
+   */
+  public MetaStateMachine(String groupName, Path storeDir, int shardCount, Clock clock, DiskGate diskGate,
+      SnapshotPauseTimer snapshotPauseTimer) {
+    super(groupName, storeDir, clock, MetaCommand.getDefaultInstance(), LeaderStageTimer.NONE, diskGate,
+        snapshotPauseTimer);
     if (shardCount < 1) {
       throw new IllegalArgumentException("shardCount must be >= 1, got " + shardCount);
     }

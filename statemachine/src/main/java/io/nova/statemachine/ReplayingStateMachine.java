@@ -13,6 +13,7 @@ import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
 import io.nova.statemachine.store.StoreUsage;
 import io.nova.statemachine.timing.LeaderStageTimer;
+import io.nova.statemachine.timing.SnapshotPauseTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -111,6 +112,8 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   private final AdmissionDeadline admissionDeadline;
   /** Asked before admitting a command that grows the log (ADR 0025). */
   private final DiskGate diskGate;
+  /** Where the time each checkpoint holds the apply thread goes. */
+  private final SnapshotPauseTimer snapshotPauseTimer;
   private final Parser<C> commandParser;
   /** The command's protobuf name ({@code ShardCommand}) and full name, for the undecodable-request error. */
   private final String commandName;
@@ -134,9 +137,19 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * leader how long each write the subclass {@link #timesStages times} spends in each stage, and refusing
    * commands that {@link #growsLog grow the log} while {@code diskGate} refuses growth.
    */
-  @SuppressWarnings("unchecked")
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
       LeaderStageTimer stageTimer, DiskGate diskGate) {
+    this(groupName, storeDir, clock, commandPrototype, stageTimer, diskGate, SnapshotPauseTimer.NONE);
+  }
+
+  /**
+   * As {@link #ReplayingStateMachine(String, Path, Clock, com.google.protobuf.Message, LeaderStageTimer,
+   * DiskGate)}, reporting to {@code snapshotPauseTimer} how long each snapshot held the apply thread.
+   */
+  @SuppressWarnings("unchecked")
+  ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
+      LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer) {
+    this.snapshotPauseTimer = Objects.requireNonNull(snapshotPauseTimer, "snapshotPauseTimer");
     this.stageTimer = Objects.requireNonNull(stageTimer, "stageTimer");
     this.diskGate = Objects.requireNonNull(diskGate, "diskGate");
     this.groupName = groupName;
@@ -422,12 +435,16 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
           }
         }
         preFlush = null;
+        long startNanos = System.nanoTime();
         try {
           return snapshots.take(this::checkpointStore, store.appliedIndex());
         } catch (UncheckedIOException e) {
           // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
           LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);
           return snapshots.latestIndex();
+        } finally {
+          // Measured here rather than by Ratis: this call is the whole time the checkpoint holds applies.
+          snapshotPauseTimer.recordApplyPause(System.nanoTime() - startNanos);
         }
       }
     }

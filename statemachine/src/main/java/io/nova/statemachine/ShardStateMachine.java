@@ -32,6 +32,7 @@ import io.nova.statemachine.stream.ShardValidation;
 import io.nova.statemachine.stream.StreamState;
 import io.nova.statemachine.stream.StreamUsage;
 import io.nova.statemachine.timing.LeaderStageTimer;
+import io.nova.statemachine.timing.SnapshotPauseTimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -151,7 +152,16 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    */
   public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
       LeaderStageTimer stageTimer, DiskGate diskGate) {
-    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer, diskGate);
+    this(groupName, storeDir, clock, readWaiters, stageTimer, diskGate, SnapshotPauseTimer.NONE);
+  }
+
+  /**
+   * As {@link #ShardStateMachine(String, Path, Clock, ReadWaiters, LeaderStageTimer, DiskGate)}, reporting
+   * to {@code snapshotPauseTimer} how long each snapshot of this replica held its apply thread.
+   */
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
+      LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer) {
+    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer, diskGate, snapshotPauseTimer);
     this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
   }
 

@@ -61,6 +61,7 @@ final class ClusterStatusFormat {
         putOptional(ro, "lag", r.lag());
         putOptional(ro, "store_bytes", r.storeBytes());
         putOptional(ro, "log_bytes", r.logBytes());
+        putOptional(ro, "store_pending_compaction_bytes", r.pendingCompactionBytes());
       }
     }
     return root;
@@ -222,13 +223,14 @@ final class ClusterStatusFormat {
 
   private static List<List<String>> replicaRows(ClusterStatus status, Set<String> upNodes) {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG", "STORE", "LOG"));
+    rows.add(List.of("GROUP", "REPLICA", "ROLE", "TERM", "COMMIT", "APPLIED", "MATCH", "LAG", "STORE", "LOG",
+        "COMPACTION"));
     for (GroupStatus g : status.groups()) {
       for (ReplicaStatus r : g.replicaStatus()) {
         rows.add(List.of(g.name(), r.nodeId(), r.up() ? r.role() : absentState(r, upNodes),
             r.up() ? Long.toString(r.term()) : "-", r.up() ? Long.toString(r.commitIndex()) : "-",
             r.up() ? Long.toString(r.appliedIndex()) : "-", text(r.matchIndex()), text(r.lag()),
-            size(r.storeBytes()), size(r.logBytes())));
+            size(r.storeBytes()), size(r.logBytes()), size(r.pendingCompactionBytes())));
       }
     }
     return rows;

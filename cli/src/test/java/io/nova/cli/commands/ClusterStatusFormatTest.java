@@ -30,7 +30,7 @@ class ClusterStatusFormatTest {
               OptionalLong.empty()),
           new GroupStatus("shard-0", "uuid-0", List.of("n1", "n2", "n3"), "", 7, 105, 100, List.of(
               new ReplicaStatus("n1", true, "candidate", 7, 105, 100, OptionalLong.empty(), OptionalLong.of(5),
-                  OptionalLong.of(812), OptionalLong.of(3 * 1024 * 1024)),
+                  OptionalLong.of(812), OptionalLong.of(3 * 1024 * 1024), OptionalLong.of(2048)),
               new ReplicaStatus("n2", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty()),
               new ReplicaStatus("n3", false, "", 0, 0, 0, OptionalLong.empty(), OptionalLong.empty())),
               OptionalLong.of(12), OptionalLong.of(4_096), OptionalLong.of(3 * 1024 * 1024)),
@@ -65,12 +65,14 @@ class ClusterStatusFormatTest {
     assertThat(meta.get("stream_count").isNull()).isTrue();
     JsonNode down = meta.get("replica_status").get(1);
     assertThat(down.fieldNames()).toIterable().containsExactly("node_id", "up", "role", "term", "commit_index",
-        "applied_index", "match_index", "lag", "store_bytes", "log_bytes");
+        "applied_index", "match_index", "lag", "store_bytes", "log_bytes", "store_pending_compaction_bytes");
     assertThat(down.get("match_index").asLong()).isEqualTo(17);
     assertThat(down.get("store_bytes").isNull()).isTrue();
     JsonNode candidate = json.get("groups").get(1).get("replica_status").get(0);
     assertThat(candidate.get("store_bytes").asLong()).isEqualTo(812);
     assertThat(candidate.get("log_bytes").asLong()).isEqualTo(3 * 1024 * 1024);
+    assertThat(candidate.get("store_pending_compaction_bytes").asLong()).isEqualTo(2048);
+    assertThat(down.get("store_pending_compaction_bytes").isNull()).isTrue();
     assertThat(down.get("lag").isNull()).isTrue();
     assertThat(json.get("groups").get(1).get("stream_count").asLong()).isEqualTo(12);
   }
@@ -129,10 +131,10 @@ class ClusterStatusFormatTest {
         "meta     n1      4     20      20       0        -        -        -        n1 n2(down) n3(down)",
         "shard-0  NONE    7     105     100      5        12       4096     3.0 MiB  n1(lag 5) n2(down) n3(down)",
         "shard-1  NONE    0     0       0        -        0        -        -        n1(starting) n2(down) n3(down)",
-        "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG  STORE  LOG",
-        "meta     n2       down       -     -       -        17     -    -      -",
-        "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB",
-        "shard-1  n1       starting   -     -       -        -      -    -      -");
+        "GROUP    REPLICA  ROLE       TERM  COMMIT  APPLIED  MATCH  LAG  STORE  LOG      COMPACTION",
+        "meta     n2       down       -     -       -        17     -    -      -        -",
+        "shard-0  n1       candidate  7     105     100      -      5    812 B  3.0 MiB  2.0 KiB",
+        "shard-1  n1       starting   -     -       -        -      -    -      -        -");
   }
 
   @Test

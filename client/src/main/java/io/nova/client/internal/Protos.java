@@ -206,7 +206,8 @@ public final class Protos {
         return new ReplicaStatus(r.getNodeId(), r.getUp(), r.getRole(), r.getTerm(), r.getCommitIndex(),
                 r.getAppliedIndex(), r.hasMatchIndex() ? OptionalLong.of(r.getMatchIndex()) : OptionalLong.empty(),
                 r.hasLag() ? OptionalLong.of(r.getLag()) : OptionalLong.empty(),
-                optional(r.hasStoreBytes(), r.getStoreBytes()), optional(r.hasLogBytes(), r.getLogBytes()));
+                optional(r.hasStoreBytes(), r.getStoreBytes()), optional(r.hasLogBytes(), r.getLogBytes()),
+                optional(r.hasStorePendingCompactionBytes(), r.getStorePendingCompactionBytes()));
     }
 
     private static OptionalLong optional(boolean present, long value) {

@@ -8,6 +8,7 @@ import io.nova.cluster.disk.FreeSpaceSource;
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.LeaderStageMetrics;
+import io.nova.cluster.metrics.SnapshotMetrics;
 import io.nova.cluster.metrics.NodeMetrics;
 import io.nova.cluster.placement.MetaPlacementSource;
 import io.nova.cluster.placement.PlacementCache;
@@ -190,8 +191,9 @@ public final class NovaNode implements AutoCloseable {
         .collect(Collectors.toMap(g -> g.group().getGroupId(), Function.identity())));
     // The shards are created while the server starts, before the node's registry exists.
     LeaderStageMetrics leaderStages = new LeaderStageMetrics();
+    SnapshotMetrics snapshotPauses = new SnapshotMetrics();
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
-        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, disk);
+        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, snapshotPauses, disk);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
@@ -204,6 +206,7 @@ public final class NovaNode implements AutoCloseable {
     NodeMetrics metrics = NodeMetrics.start(config.nodeId(), layout.groupsOn(config.nodeId()),
         spec -> division(server, spec), tuning.metricsLargestStreamsMax());
     leaderStages.registerIn(metrics.registry());
+    snapshotPauses.registerIn(metrics.registry());
     disk.registerIn(metrics.registry());
     NovaNode node = new NovaNode(config, layout, byId, server, metrics, waiterAnswers, tls, disk);
     try {
@@ -245,15 +248,16 @@ public final class NovaNode implements AutoCloseable {
   }
 
   private static StateMachine newStateMachine(GroupSpec spec, NodeConfig config, Clock clock,
-      Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages, DiskGate disk) {
+      Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages, SnapshotMetrics snapshotPauses,
+      DiskGate disk) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
     }
     Path dir = storeDir(config, spec);
     return spec.isMeta()
-        ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock, disk)
-        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages, disk);
+        ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock, disk, snapshotPauses)
+        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages, disk, snapshotPauses);
   }
 
   /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */

@@ -71,7 +71,8 @@ public final class NodeInfoReader {
     if (info.isLeader()) {
       r.addAllFollowers(followers(info));
     }
-    ReplicaDisk.store(division).ifPresent(u -> r.setStoreBytes(u.sstFilesBytes() + u.memtableBytes()));
+    ReplicaDisk.store(division).ifPresent(u -> r.setStoreBytes(u.sstFilesBytes() + u.memtableBytes())
+        .setStorePendingCompactionBytes(u.pendingCompactionBytes()));
     ReplicaDisk.logBytes(division).ifPresent(r::setLogBytes);
     if (division.getStateMachine() instanceof StreamUsageSource streams) {
       StreamUsage usage = streams.streamUsage(0);

@@ -179,6 +179,9 @@ final class StatusAssembly {
       if (info.hasLogBytes()) {
         r.setLogBytes(info.getLogBytes());
       }
+      if (info.hasStorePendingCompactionBytes()) {
+        r.setStorePendingCompactionBytes(info.getStorePendingCompactionBytes());
+      }
     }
     return r.build();
   }

@@ -62,6 +62,8 @@ class ClusterStatusTest {
         assertThat(g.replicaStatus()).allSatisfy(r -> assertThat(r.term()).isEqualTo(g.term()));
         assertThat(g.replicaStatus()).allSatisfy(r -> {
           assertThat(r.storeBytes()).as("store of %s on %s", g.name(), r.nodeId()).isPresent();
+          assertThat(r.pendingCompactionBytes()).as("compaction pending of %s on %s", g.name(), r.nodeId())
+              .isPresent();
           assertThat(r.logBytes().orElse(0)).as("log of %s on %s", g.name(), r.nodeId()).isPositive();
         });
         if (g.name().equals("meta")) {

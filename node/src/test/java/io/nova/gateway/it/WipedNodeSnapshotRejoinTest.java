@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.server.RaftServer;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves that a node whose data folder is wiped after its shard's leader purged the log behind a
  * snapshot rejoins (ADR 0006) and is caught up through a snapshot install (ADR 0011): its store then
  * holds every record at its seq_num and the stream's token, and the stream keeps taking conditional
- * appends at the tail.
+ * appends at the tail; and that the leader's {@code /metrics} times the checkpoints it took
+ * ({@code nova_snapshot_apply_pause_seconds}).
  */
 class WipedNodeSnapshotRejoinTest {
   private static final int EVERY = 20;
@@ -47,6 +49,12 @@ class WipedNodeSnapshotRejoinTest {
       RaftServer.Division leaderReplica = shardReplica(fx, leader);
       Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
           .until(() -> leaderReplica.getRaftLog().getStartIndex() > 1);
+      // Every snapshot the leader took behind that purge held its apply thread for a measured while.
+      Map<String, Double> leaderMetrics = MetricsTest.samples(MetricsTest.scrapePrometheus(fx.cluster.server(leader)));
+      MetricsTest.assertIsHistogram(leaderMetrics, "nova_snapshot_apply_pause_seconds");
+      assertThat(leaderMetrics.get("nova_snapshot_apply_pause_seconds_count")).as("checkpoints timed")
+          .isGreaterThanOrEqualTo(1);
+      assertThat(leaderMetrics.get("nova_snapshot_apply_pause_seconds_sum")).isPositive();
 
       fx.cluster.start(victim);
       fx.cluster.awaitReady(Duration.ofSeconds(60));
