@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exercises the deployment files under {@code deploy/} as far as a machine without Kubernetes or a
- * running systemd allows (docs/operations.md, "Deployment files"):
+ * running systemd allows (deploy/README.md says what remains untested):
  *
  * <ul>
  *   <li>the Kubernetes manifest: every document has the fields its kind requires; each node file of the
