@@ -86,7 +86,7 @@ public final class Main implements Runnable {
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7701,127.0.0.1:7702,127.0.0.1:7703";
 
   @Option(
-      names = "--endpoints",
+      names = {"-e", "--endpoints"},
       scope = ScopeType.INHERIT,
       paramLabel = "HOST:PORT,...",
       defaultValue = "${env:NOVA_ENDPOINTS:-" + DEFAULT_ENDPOINTS + "}",
@@ -139,7 +139,7 @@ public final class Main implements Runnable {
   String accessToken;
 
   @Option(
-      names = "--verbose",
+      names = {"-v", "--verbose"},
       scope = ScopeType.INHERIT,
       description = "Print stack traces of errors.")
   boolean verbose;

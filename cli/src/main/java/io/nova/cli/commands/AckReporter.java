@@ -28,11 +28,11 @@ final class AckReporter {
    */
   static final int QUEUED_MAX = 65_536;
 
-  /** One append and the input line it came from. */
-  record Pending(long lineNumber, CompletableFuture<AppendAck> ack) {
+  /** One append, the input line it came from and its record's metered bytes. */
+  record Pending(long lineNumber, long bytes, CompletableFuture<AppendAck> ack) {
   }
 
-  private static final Pending END = new Pending(-1, CompletableFuture.completedFuture(null));
+  private static final Pending END = new Pending(-1, 0, CompletableFuture.completedFuture(null));
 
   private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>(QUEUED_MAX);
   private final AppendSummary summary;
@@ -45,9 +45,12 @@ final class AckReporter {
     thread.start();
   }
 
-  /** Queues an append's outcome; blocks while {@link #QUEUED_MAX} are waiting. */
-  void add(long lineNumber, CompletableFuture<AppendAck> ack) throws InterruptedException {
-    queue.put(new Pending(lineNumber, ack));
+  /**
+   * Queues an append's outcome, with its record's metered bytes (for the progress line); blocks while
+   * {@link #QUEUED_MAX} are waiting.
+   */
+  void add(long lineNumber, long bytes, CompletableFuture<AppendAck> ack) throws InterruptedException {
+    queue.put(new Pending(lineNumber, bytes, ack));
   }
 
   /**
@@ -91,7 +94,7 @@ final class AckReporter {
       }
     }
     try {
-      summary.acked(p.ack().get());
+      summary.acked(p.ack().get(), p.bytes());
     } catch (ExecutionException e) {
       summary.failed(p.lineNumber(), e.getCause());
     }

@@ -47,7 +47,7 @@ public final class AppendCommand extends ClientCommand {
   @Parameters(paramLabel = "nova://BASIN/STREAM")
   String uri;
 
-  @Option(names = "--match-seq-num", paramLabel = "N",
+  @Option(names = {"-m", "--match-seq-num"}, paramLabel = "N",
       description = "The seq_num the first record must get. Each later batch must land right after "
           + "the previous one, so a retried or re-run pipe lands exactly once.")
   Long matchSeqNum;
@@ -77,7 +77,7 @@ public final class AppendCommand extends ClientCommand {
           + "lands once (default: on). --no-idempotent: at-least-once, resent ranges are reported.")
   boolean idempotent;
 
-  @Option(names = "--quiet", description = "Do not print the acknowledged ranges.")
+  @Option(names = {"-q", "--quiet"}, description = "Do not print the acknowledged ranges (nor the progress line).")
   boolean quiet;
 
   /** Input records handed to the producer so far. */
@@ -112,7 +112,7 @@ public final class AppendCommand extends ClientCommand {
 
   private int appendAll(NovaClient client, StreamAddress address, ProducerOptions options, RecordSource source)
       throws Exception {
-    AppendProgress progress = AppendProgress.stderrIsTerminal() ? new AppendProgress(err(), System::nanoTime) : null;
+    ProgressLine progress = ProgressLine.isTerminal(2) ? new ProgressLine(err(), "appended", System::nanoTime) : null;
     AppendSummary summary = new AppendSummary(err(), quiet, matchSeqNum == null, progress);
     AckReporter reporter = new AckReporter(summary);
     InputException badInput = null;
@@ -156,14 +156,14 @@ public final class AppendCommand extends ClientCommand {
       for (InputRecord record = source.next(); record != null; record = source.next()) {
         lineNumber = record.lineNumber();
         recordsRead++;
-        reporter.add(lineNumber, producer.append(record.record()));
+        reporter.add(lineNumber, record.record().meteredBytes(), producer.append(record.record()));
       }
       return null;
     } catch (InputException e) {
       return e;
     } catch (NovaException e) {
       // Reported after the lines whose appends failed before it (the reporter has those in order).
-      reporter.add(lineNumber, CompletableFuture.failedFuture(e));
+      reporter.add(lineNumber, 0, CompletableFuture.failedFuture(e));
       throw e;
     }
   }

@@ -27,7 +27,9 @@ final class AppendSummary {
   private final boolean quiet;
   /** Plain appends: a resent ack may have a duplicate (a conditional one never has). */
   private final boolean plain;
-  private final AppendProgress progress;
+  private final ProgressLine progress;
+  /** Metered bytes of the acknowledged records, for the progress line. */
+  private long bytes;
 
   private long records;
   private long firstSeqNum = -1;
@@ -49,15 +51,15 @@ final class AppendSummary {
    * @param plain whether the appends are plain (without {@code --match-seq-num})
    * @param progress the terminal's progress line, or null when stderr is not a terminal
    */
-  AppendSummary(PrintStream err, boolean quiet, boolean plain, AppendProgress progress) {
+  AppendSummary(PrintStream err, boolean quiet, boolean plain, ProgressLine progress) {
     this.err = err;
     this.quiet = quiet;
     this.plain = plain;
     this.progress = quiet ? null : progress;
   }
 
-  /** One append's ack, in input order. */
-  void acked(AppendAck ack) {
+  /** One append's ack, in input order, with its records' metered bytes. */
+  void acked(AppendAck ack, long meteredBytes) {
     boolean mayDuplicate = plain && ack.resent();
     if (rangeStart >= 0 && (ack.start().seqNum() != rangeEnd || mayDuplicate != rangeResent
         || rangeEnd - rangeStart >= RANGE_RECORDS_MAX)) {
@@ -72,12 +74,13 @@ final class AppendSummary {
       firstSeqNum = ack.start().seqNum();
     }
     records += ack.recordCount();
+    bytes += meteredBytes;
     lastAck = ack;
     if (mayDuplicate) {
       addResent(ack.start().seqNum(), ack.end().seqNum());
     }
     if (progress != null) {
-      progress.update(records);
+      progress.update(records, bytes);
     }
   }
 

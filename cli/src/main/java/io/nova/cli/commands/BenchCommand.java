@@ -83,9 +83,14 @@ public final class BenchCommand extends ClientCommand {
           + "(default: as fast as the Producer's own window allows).")
   Integer inFlightBatches;
 
-  @Option(names = "--json", paramLabel = "FILE", defaultValue = "bench.json",
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", defaultValue = "bench.json",
       description = "Where to write the JSON report (default: ${DEFAULT-VALUE}).")
-  Path json;
+  Path output;
+
+  /** {@code -j}: the report's JSON on stdout instead of the table, which then goes to stderr. */
+  @Option(names = {"-j", "--json"},
+      description = "Print the JSON report (as written to --output) on stdout; the table and messages go to stderr.")
+  boolean json;
 
   @Option(names = "--check", description = "Verify every acknowledged record afterwards.")
   boolean check;
@@ -142,7 +147,8 @@ public final class BenchCommand extends ClientCommand {
         // A retried create that had landed.
       }
     }
-    java.io.PrintStream out = new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
+    // With --json stdout holds the report alone; the human-readable table then goes to stderr.
+    java.io.PrintStream out = json ? err() : new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
     List<NodeStatus> nodes = breakdown ? client.clusterStatus().nodes() : List.of();
     StageBreakdown before = breakdown ? StageBreakdown.capture(nodes) : null;
     BenchReport report = bench.run();
@@ -157,8 +163,13 @@ public final class BenchCommand extends ClientCommand {
       problems.forEach(p -> out.println("check: " + p));
       out.println("check: " + checkResult);
     }
-    Files.writeString(json, report.toJson(checkResult) + "\n", StandardCharsets.UTF_8);
-    out.println("wrote " + json);
+    String reportJson = report.toJson(checkResult);
+    Files.writeString(output, reportJson + "\n", StandardCharsets.UTF_8);
+    out.println("wrote " + output);
+    if (json) {
+      // One line, like every other verb's --json (toJson may indent).
+      Output.line(main().out(), new com.fasterxml.jackson.databind.ObjectMapper().readTree(reportJson).toString());
+    }
     return checkResult == null || checkResult.equals("OK") ? ExitCodes.OK : ExitCodes.FAILURE;
   }
 }

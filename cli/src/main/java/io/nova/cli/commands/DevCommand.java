@@ -7,8 +7,11 @@ import io.nova.cli.dev.DevCluster;
 import io.nova.cli.dev.DevClusterPlan;
 import io.nova.cli.dev.DevTls;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.cors.CorsSettings;
+import io.nova.node.logging.LogFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -35,7 +38,7 @@ public final class DevCommand implements Callable<Integer> {
       description = "Number of nodes, 1-" + DevClusterPlan.NODES_MAX + " (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--data-dir", paramLabel = "DIR",
+  @Option(names = {"-d", "--data-dir"}, paramLabel = "DIR",
       description = "Data folder (one sub-folder per node); reusing it restarts the same cluster. "
           + "Default: a fresh temporary folder.")
   Path dataDir;
@@ -64,6 +67,21 @@ public final class DevCommand implements Callable<Integer> {
           + "DIR/nK/admin-token) and how to use it (NOVA_ACCESS_TOKEN). Without --tls tokens travel in clear text.")
   boolean auth;
 
+  @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+      converter = ServerCommand.LogFormatConverter.class,
+      description = "How the nodes write node.log: text (the default) or json, one object per line; each node "
+          + "runs 'nova server --log-format FORMAT'.")
+  LogFormat logFormat;
+
+  @Option(names = "--cors-allowed-origins", paramLabel = "ORIGIN[,ORIGIN...]", split = ",",
+      description = "Browser origins allowed to call the nodes' HTTP ports (CORS), e.g. http://localhost:3000, "
+          + "or * for any; written to every node.yaml as cors.allowed-origins. Default: none (CORS off).")
+  List<String> corsAllowedOrigins;
+
+  @Option(names = {"-j", "--json"},
+      description = "Print the ready summary as one JSON object on stdout (fields in docs/cli.md) instead of text.")
+  boolean json;
+
   @Override
   public Integer call() throws Exception {
     if (nodes < 1 || nodes > DevClusterPlan.NODES_MAX) {
@@ -79,6 +97,9 @@ public final class DevCommand implements Callable<Integer> {
     if (tls) {
       plan = DevTls.apply(plan);
     }
+    if (corsAllowedOrigins != null) {
+      plan = plan.withCors(corsSettings(corsAllowedOrigins));
+    }
     if (auth) {
       plan = new DevClusterPlan(plan.dataDir(), plan.configs().stream()
           .map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON)).toList());
@@ -93,11 +114,20 @@ public final class DevCommand implements Callable<Integer> {
           + " printable ASCII (nvt.ID.SECRET), no spaces, line breaks or other characters");
     }
     try (DevCluster cluster = new DevCluster(plan, main.out(), main.err(), readyTimeout, token,
-        existing.isPresent())) {
+        existing.isPresent(), logFormat, json)) {
       return cluster.runUntilStopped();
     } catch (DevCluster.StartFailure e) {
       main.err().println("nova: " + e.getMessage());
       return ExitCodes.FAILURE;
+    }
+  }
+
+  /** The {@code --cors-allowed-origins} list as node settings; a malformed origin is a usage error (exit 2). */
+  private static CorsSettings corsSettings(List<String> origins) {
+    try {
+      return new CorsSettings(origins.stream().map(String::strip).filter(o -> !o.isEmpty()).toList());
+    } catch (IllegalArgumentException e) {
+      throw new InputException("--cors-allowed-origins: " + e.getMessage());
     }
   }
 

@@ -31,7 +31,7 @@ public final class ListCommand extends ClientCommand {
   @Parameters(arity = "0..1", paramLabel = "nova://BASIN", description = "Basin whose streams to list.")
   String basin;
 
-  @Option(names = "--prefix", paramLabel = "PREFIX", defaultValue = "",
+  @Option(names = {"-p", "--prefix"}, paramLabel = "PREFIX", defaultValue = "",
       description = "Only names starting with PREFIX.")
   String prefix;
 

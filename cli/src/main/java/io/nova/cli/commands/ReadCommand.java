@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -37,7 +38,7 @@ public final class ReadCommand extends ClientCommand {
 
   /** Where to start; at most one. */
   static final class Start {
-    @Option(names = "--seq-num", paramLabel = "N",
+    @Option(names = {"-s", "--seq-num"}, paramLabel = "N",
         description = "Start at this seq_num (default: the first retained one, 0 unless trimmed).")
     Long seqNum;
 
@@ -55,16 +56,19 @@ public final class ReadCommand extends ClientCommand {
   @ArgGroup(exclusive = true, multiplicity = "0..1")
   Start start = new Start();
 
-  @Option(names = "--count", paramLabel = "N", description = "Read at most N records.")
+  @Option(names = {"-n", "--count"}, paramLabel = "N", description = "Read at most N records.")
   Long count;
 
-  @Option(names = "--bytes", paramLabel = "B", description = "Stop once B metered bytes are read; the last "
+  @Option(names = {"-b", "--bytes"}, paramLabel = "B", description = "Stop once B metered bytes are read; the last "
       + "record may take the total past B (a read always returns at least one record).")
   Long bytes;
 
   @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
       description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   RecordFormat format;
+
+  /** {@code -j}: the same as {@code --format json}, as on every verb that prints data. */
+  @Mixin JsonOption json;
 
   @Option(names = {"-f", "--follow"},
       description = "Keep reading new records as they are committed (a read session), until --count "
@@ -85,18 +89,35 @@ public final class ReadCommand extends ClientCommand {
     checkNotNegative("--tail-offset", start.tailOffset);
     StreamAddress address = Addresses.stream(uri);
     OutputStream out = new BufferedOutputStream(main().out(), 64 * 1024);
+    RecordFormat output = json.on() ? RecordFormat.json : format;
+    ProgressLine progress = ProgressLine.forReading(err(), "read");
+    RecordSink sink = progress == null ? output.sink(out) : counting(output.sink(out), progress);
     try {
       if (follow) {
-        follow(client, address, options(null, countOrMax(count), countOrMax(bytes)), format.sink(out), out);
+        follow(client, address, options(null, countOrMax(count), countOrMax(bytes)), sink, out);
       } else {
-        read(client, address, format.sink(out));
+        read(client, address, sink);
       }
     } catch (InvalidArgumentException e) {
       throw inOptionTerms(e);
     } finally {
       out.flush();
+      if (progress != null) {
+        progress.clear(); // before an error line, and so the shell's prompt starts at the margin
+      }
     }
     return ExitCodes.OK;
+  }
+
+  /** {@code sink}, counting each record and its metered bytes into the progress line as it is written. */
+  private static RecordSink counting(RecordSink sink, ProgressLine progress) {
+    long[] recordsAndBytes = new long[2];
+    return record -> {
+      sink.write(record);
+      recordsAndBytes[0]++;
+      recordsAndBytes[1] += record.meteredBytes();
+      progress.update(recordsAndBytes[0], recordsAndBytes[1]);
+    };
   }
 
   private void read(NovaClient client, StreamAddress address, RecordSink sink) throws IOException {

@@ -24,7 +24,7 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--config", required = true, paramLabel = "FILE",
+  @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
       description = "The node's YAML configuration (see docs/cli.md).")
   Path config;
 

@@ -9,6 +9,7 @@ import io.nova.client.StreamAddress;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -26,7 +27,8 @@ public final class TailCommand extends ClientCommand {
   @Parameters(paramLabel = "nova://BASIN/STREAM")
   String uri;
 
-  @Option(names = {"-n", "--lines"}, paramLabel = "N", defaultValue = "10",
+  // --count as well: -n means "how many records" on read too, and one short flag has one meaning.
+  @Option(names = {"-n", "--lines", "--count"}, paramLabel = "N", defaultValue = "10",
       description = "How many records before the tail to start at (default: ${DEFAULT-VALUE}).")
   long lines;
 
@@ -37,6 +39,9 @@ public final class TailCommand extends ClientCommand {
       description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   RecordFormat format;
 
+  /** {@code -j}: the same as {@code --format json}, as on every verb that prints data. */
+  @Mixin JsonOption json;
+
   @Override
   protected int run(NovaClient client) throws Exception {
     if (lines < 0 || lines > LINES_MAX) {
@@ -44,6 +49,7 @@ public final class TailCommand extends ClientCommand {
     }
     StreamAddress address = Addresses.stream(uri);
     OutputStream out = new BufferedOutputStream(main().out(), 64 * 1024);
+    RecordFormat output = json.on() ? RecordFormat.json : format;
     try {
       // The session pins the offset to an absolute seq_num, so later records follow without gaps.
       ReadOptions.Builder options = ReadOptions.builder().startTailOffset(lines);
@@ -53,9 +59,9 @@ public final class TailCommand extends ClientCommand {
         }
         options.count(lines);
         // Without -f, stop at the tail even when fewer than N records exist.
-        ReadCommand.readToTail(client, address, options.build(), format.sink(out));
+        ReadCommand.readToTail(client, address, options.build(), output.sink(out));
       } else {
-        ReadCommand.follow(client, address, options.build(), format.sink(out), out);
+        ReadCommand.follow(client, address, options.build(), output.sink(out), out);
       }
     } finally {
       out.flush();

@@ -57,6 +57,8 @@ public final class TokenCommands implements Runnable {
         description = "A note shown by 'token list' (at most 200 characters).")
     String description;
 
+    @Mixin JsonOption json;
+
     @Override
     protected int run(NovaClient client) {
       Set<TokenOperation> operations = operations(ops);
@@ -65,7 +67,7 @@ public final class TokenCommands implements Runnable {
           expires == null ? Duration.ZERO : expires, description);
       err().println("issued token " + issued.info().id() + " (" + describe(issued.info())
           + "); its secret is printed once, below");
-      Output.line(main().out(), issued.secret());
+      json.print(main().out(), tokenJson(issued.info(), "active").put("token", issued.secret()), issued.secret());
       return ExitCodes.OK;
     }
   }
@@ -81,17 +83,25 @@ public final class TokenCommands implements Runnable {
       for (TokenInfo t : client.listTokens()) {
         String state = t.revokedAt().isPresent() ? "revoked"
             : t.expiresAt().filter(e -> !e.isAfter(java.time.Instant.now())).isPresent() ? "expired" : "active";
-        json.print(main().out(), JsonOption.object().put("id", t.id()).put("state", state)
-                .put("basin_prefix", t.scope().basinPrefix()).put("stream_prefix", t.scope().streamPrefix())
-                .put("operations", opsText(t.scope().operations()))
-                .put("expires_at", t.expiresAt().map(Object::toString).orElse(null))
-                .put("description", t.description()),
+        json.print(main().out(), tokenJson(t, state),
             String.join("\t", t.id(), state, orStar(t.scope().basinPrefix()),
             orStar(t.scope().streamPrefix()), opsText(t.scope().operations()),
             t.expiresAt().map(Object::toString).orElse("never"), t.description()));
       }
       return ExitCodes.OK;
     }
+  }
+
+  /**
+   * A token's JSON object, as {@code token list --json} prints it: {@code id}, {@code state}, the prefixes,
+   * {@code operations} (comma-separated), {@code expires_at} (ISO-8601, or null) and {@code description}.
+   */
+  static com.fasterxml.jackson.databind.node.ObjectNode tokenJson(TokenInfo t, String state) {
+    return JsonOption.object().put("id", t.id()).put("state", state)
+        .put("basin_prefix", t.scope().basinPrefix()).put("stream_prefix", t.scope().streamPrefix())
+        .put("operations", opsText(t.scope().operations()))
+        .put("expires_at", t.expiresAt().map(Object::toString).orElse(null))
+        .put("description", t.description());
   }
 
   @Command(name = "revoke", mixinStandardHelpOptions = true,

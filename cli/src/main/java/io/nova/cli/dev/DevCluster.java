@@ -10,6 +10,7 @@ import io.nova.client.errors.UnauthenticatedException;
 import io.nova.cluster.config.HostPort;
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.tls.TlsEndpoint;
+import io.nova.node.logging.LogFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -74,6 +75,10 @@ public final class DevCluster implements AutoCloseable {
   private final String givenToken;
   /** Whether the data folder held this cluster before (a restart): its bootstrap token was issued then. */
   private final boolean restart;
+  /** How the nodes write their log lines into {@code node.log} ({@code nova server --log-format}). */
+  private final LogFormat logFormat;
+  /** Whether the ready summary is one JSON object on stdout ({@code nova dev --json}) instead of text. */
+  private final boolean jsonSummary;
 
   public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout) {
     this(plan, out, err, readyTimeout, "", false);
@@ -86,6 +91,17 @@ public final class DevCluster implements AutoCloseable {
    */
   public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout, String givenToken,
       boolean restart) {
+    this(plan, out, err, readyTimeout, givenToken, restart, LogFormat.TEXT, false);
+  }
+
+  /**
+   * As above, with the nodes writing their logs in {@code logFormat} ({@code nova dev --log-format}) and,
+   * with {@code jsonSummary}, the ready summary printed as one JSON object ({@code nova dev --json}).
+   */
+  public DevCluster(DevClusterPlan plan, OutputStream out, PrintStream err, Duration readyTimeout, String givenToken,
+      boolean restart, LogFormat logFormat, boolean jsonSummary) {
+    this.logFormat = logFormat;
+    this.jsonSummary = jsonSummary;
     this.plan = plan;
     this.out = new PrintStream(out, true, StandardCharsets.UTF_8);
     this.err = err;
@@ -152,7 +168,7 @@ public final class DevCluster implements AutoCloseable {
     Files.createDirectories(config.dataDir());
     config.write(plan.configFile(id));
     Path log = plan.logFile(id);
-    ProcessBuilder builder = new ProcessBuilder(command(plan.configFile(id)))
+    ProcessBuilder builder = new ProcessBuilder(command(plan.configFile(id), logFormat))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process process = builder.start();
@@ -165,6 +181,14 @@ public final class DevCluster implements AutoCloseable {
 
   /** {@code java [NOVA_NODE_JAVA_OPTS] -cp <this class path> io.nova.cli.Main server --config FILE}. */
   static List<String> command(Path configFile) {
+    return command(configFile, LogFormat.TEXT);
+  }
+
+  /**
+   * As {@link #command(Path)}, followed by {@code --log-format json} for {@link LogFormat#JSON}; the text
+   * format is the server's default and is not passed, so a node's command line stays as it was.
+   */
+  static List<String> command(Path configFile, LogFormat logFormat) {
     String java = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>();
@@ -175,6 +199,9 @@ public final class DevCluster implements AutoCloseable {
     }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.nova.cli.Main",
         "server", "--config", configFile.toAbsolutePath().toString()));
+    if (logFormat != LogFormat.TEXT) {
+      command.addAll(List.of("--log-format", logFormat.toString()));
+    }
     return command;
   }
 
@@ -262,6 +289,11 @@ public final class DevCluster implements AutoCloseable {
   }
 
   private void printSummary() {
+    if (jsonSummary) {
+      out.println(summaryJson());
+      err.println("nova: dev cluster ready. Press Ctrl-C to stop every node.");
+      return;
+    }
     out.println("Nova dev cluster ready: " + nodes.size() + (nodes.size() == 1 ? " node" : " nodes")
         + ", data in " + plan.dataDir());
     out.println("endpoints: " + plan.endpoints());
@@ -297,6 +329,28 @@ public final class DevCluster implements AutoCloseable {
         + (adminToken != null ? "-H \"Authorization: Bearer $NOVA_ACCESS_TOKEN\" " : "") + plan.httpUrl(nodes.get(0).config().nodeId())
         + "/v1/basins/demo/streams/events/records/tail");
     out.println("Press Ctrl-C to stop every node.");
+  }
+
+  /**
+   * The ready summary as one line of JSON: {@code data_dir}, {@code endpoints} (comma-separated API
+   * addresses), {@code basin}, {@code nodes[]} ({@code id}, {@code pid}, {@code api}, {@code http} URL,
+   * {@code raft}, {@code log} file), {@code tls_ca} (the CA file, or null without TLS),
+   * {@code admin_token} and {@code admin_token_file} (null unless {@code --auth} read the bootstrap token).
+   */
+  private String summaryJson() {
+    com.fasterxml.jackson.databind.node.ObjectNode root = new com.fasterxml.jackson.databind.ObjectMapper()
+        .createObjectNode();
+    root.put("data_dir", plan.dataDir().toString()).put("endpoints", plan.endpoints()).put("basin", DEMO_BASIN);
+    com.fasterxml.jackson.databind.node.ArrayNode array = root.putArray("nodes");
+    for (Node node : nodes) {
+      var self = node.config().self();
+      array.addObject().put("id", self.id()).put("pid", node.process().pid()).put("api", self.apiAddress())
+          .put("http", plan.httpUrl(self.id())).put("raft", self.raftAddress()).put("log", node.log().toString());
+    }
+    root.put("tls_ca", plan.tls() ? DevTls.caFile(plan.dataDir()).toString() : null);
+    root.put("admin_token", adminToken);
+    root.put("admin_token_file", adminTokenFile == null ? null : adminTokenFile.toString());
+    return root.toString();
   }
 
   private void reportExit(Node node) {

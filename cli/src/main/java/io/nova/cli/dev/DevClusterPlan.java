@@ -85,6 +85,11 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
     }
   }
 
+  /** This plan with every node's {@code cors} section set to {@code cors} ({@code nova dev --cors-allowed-origins}). */
+  public DevClusterPlan withCors(io.nova.cluster.cors.CorsSettings cors) {
+    return new DevClusterPlan(dataDir, configs.stream().map(c -> c.withCors(cors)).toList());
+  }
+
   /** The node's folder. */
   public Path nodeDir(String nodeId) {
     return dataDir.resolve(nodeId);

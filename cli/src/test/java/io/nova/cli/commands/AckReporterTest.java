@@ -26,10 +26,10 @@ class AckReporterTest {
     PrintStream err = new PrintStream(out, true, StandardCharsets.UTF_8);
     AckReporter reporter = new AckReporter(new AppendSummary(err, false, true, null));
     // Two acks that arrived together (one batch), then an append still in flight.
-    reporter.add(1, CompletableFuture.completedFuture(ack(0, 1)));
-    reporter.add(2, CompletableFuture.completedFuture(ack(1, 2)));
+    reporter.add(1, 10, CompletableFuture.completedFuture(ack(0, 1)));
+    reporter.add(2, 10, CompletableFuture.completedFuture(ack(1, 2)));
     CompletableFuture<AppendAck> third = new CompletableFuture<>();
-    reporter.add(3, third);
+    reporter.add(3, 10, third);
     // One range, or two when the reporter caught up with this thread between the adds.
     Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> List.of("[0, 2)\n", "[0, 1)\n[1, 2)\n").contains(printed(out)));

@@ -27,7 +27,7 @@ class AppendSummaryTest {
   @Test
   void anUnknownOutcomeSaysTheLinesMayHaveLanded() {
     AppendSummary summary = new AppendSummary(err, true, true, null);
-    summary.acked(ack(0, 10, false));
+    summary.acked(ack(0, 10, false), 10);
     summary.failed(11, new UnavailableException("connection lost", true, null));
     summary.failed(12, new UnavailableException("later lines fail too", false, null));
     summary.print();
@@ -38,7 +38,7 @@ class AppendSummaryTest {
   @Test
   void aDefiniteFailureSaysTheLinesDidNotLand() {
     AppendSummary summary = new AppendSummary(err, true, true, null);
-    summary.acked(ack(0, 10, false));
+    summary.acked(ack(0, 10, false), 10);
     summary.failed(11, new UnavailableException("refused", false, null));
     summary.print();
     assertThat(printed()).contains("line 11 and the lines after it were not appended");
@@ -47,12 +47,12 @@ class AppendSummaryTest {
   @Test
   void resentPlainAcksAreMarkedAndTheirRangesNamedAsPossibleDuplicates() {
     AppendSummary summary = new AppendSummary(err, false, true, null);
-    summary.acked(ack(0, 600, false));
-    summary.acked(ack(600, 1000, false));
-    summary.acked(ack(1500, 2000, true)); // [1000, 1500) holds the unacknowledged first copies
-    summary.acked(ack(2000, 2100, true));
-    summary.acked(ack(2100, 2200, false));
-    summary.acked(ack(2200, 2300, true));
+    summary.acked(ack(0, 600, false), 10);
+    summary.acked(ack(600, 1000, false), 10);
+    summary.acked(ack(1500, 2000, true), 10); // [1000, 1500) holds the unacknowledged first copies
+    summary.acked(ack(2000, 2100, true), 10);
+    summary.acked(ack(2100, 2200, false), 10);
+    summary.acked(ack(2200, 2300, true), 10);
     summary.print();
     assertThat(printed().lines()).containsExactly(
         "[0, 1000)",
@@ -68,7 +68,7 @@ class AppendSummaryTest {
   @Test
   void aResentConditionalAckIsNoDuplicate() {
     AppendSummary summary = new AppendSummary(err, false, false, null);
-    summary.acked(ack(0, 10, true));
+    summary.acked(ack(0, 10, true), 10);
     summary.print();
     assertThat(printed()).startsWith("[0, 10)\n").doesNotContain("resent").doesNotContain("duplicates");
     assertThat(summary.mayHoldDuplicates()).isFalse();
@@ -77,14 +77,14 @@ class AppendSummaryTest {
   @Test
   void theProgressLineIsRedrawnInPlaceAndErasedBeforeOtherLines() {
     AtomicLong nanos = new AtomicLong();
-    AppendSummary summary = new AppendSummary(err, false, true, new AppendProgress(err, nanos::get));
-    summary.acked(ack(0, 1, false));
-    summary.acked(ack(1, 2, false)); // within the redraw interval: not drawn
-    nanos.addAndGet(AppendProgress.REDRAW_INTERVAL_MS * 1_000_000);
-    summary.acked(ack(2, 3, false));
+    AppendSummary summary = new AppendSummary(err, false, true, new ProgressLine(err, "appended", nanos::get));
+    summary.acked(ack(0, 1, false), 10); // at the start: no rate yet
+    summary.acked(ack(1, 2, false), 10); // within the redraw interval: not drawn
+    nanos.addAndGet(ProgressLine.REDRAW_INTERVAL_MS * 1_000_000);
+    summary.acked(ack(2, 3, false), 10);
     summary.print();
-    assertThat(printed()).isEqualTo("\r\033[Kappended 1 record ..."
-        + "\r\033[Kappended 3 records ..."
+    assertThat(printed()).isEqualTo("\r\033[Kappended 1 record, 10 B ..."
+        + "\r\033[Kappended 3 records, 30 B (12 records/s, 120 B/s) ..."
         + "\r\033[K[0, 3)\n"
         + "appended 3 records, seq_num 0 to 2; tail 3 1\n");
   }

@@ -89,7 +89,7 @@ final class ProcessCluster implements AutoCloseable {
     return command;
   }
 
-  private static String shippedLogbackConfig() {
+  static String shippedLogbackConfig() {
     try {
       return Path.of(ProcessCluster.class.getResource("/logback.xml").toURI()).toString();
     } catch (java.net.URISyntaxException e) {
