@@ -113,7 +113,7 @@ public final class BenchCommand extends ClientCommand {
       description = "Many-streams mode: stream names are PREFIX-NNNNNN (default: ${DEFAULT-VALUE}).")
   String streamPrefix;
 
-  @Option(names = "--concurrency", defaultValue = "256",
+  @Option(names = "--concurrency", defaultValue = "64",
       description = "Many-streams mode: calls outstanding at once, 1 to " + ManyStreams.CONCURRENCY_MAX
           + " (default: ${DEFAULT-VALUE}).")
   int concurrency;
@@ -202,10 +202,19 @@ public final class BenchCommand extends ClientCommand {
       throw new InputException("--duration must be positive and at most " + Durations.format(DURATION_MAX)
           + ", got " + Durations.format(duration));
     }
+    int n = createStreams != null ? createStreams : verifyStreams;
+    if (n < 1 || n > ManyStreams.STREAMS_MAX) {
+      throw new InputException((createStreams != null ? "--create-streams" : "--verify-streams")
+          + " must be between 1 and " + ManyStreams.STREAMS_MAX + ", got " + n);
+    }
+    if (concurrency < 1 || concurrency > ManyStreams.CONCURRENCY_MAX) {
+      throw new InputException("--concurrency must be between 1 and " + ManyStreams.CONCURRENCY_MAX + ", got "
+          + concurrency);
+    }
     ManyStreams many;
     try {
       many = new ManyStreams(client, new ManyStreams.Config(basin, streamPrefix,
-          createStreams != null ? createStreams : verifyStreams, concurrency, duration));
+          n, concurrency, duration));
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
