@@ -64,6 +64,10 @@ class MainTest {
       "read nova://b/s --seq-num -1               | --seq-num must be at least 0",
       "read nova://b/s --tail-offset -1           | --tail-offset must be at least 0",
       "bench --duration 2h                        | --duration must be positive and at most 1h, got 2h",
+      "bench --create-streams 0                   | --create-streams must be between 1 and 1000000, got 0",
+      "bench --verify-streams 1000001             | --verify-streams must be between 1 and 1000000, got 1000001",
+      "bench --create-streams 5 --concurrency 0   | --concurrency must be between 1 and 4096, got 0",
+      "bench --create-streams 5 --verify-streams 5 | separate runs",
       "append nova://b/s --linger 5s              | linger must be between 0 and 1s, got 5s",
   })
   void usageAndAddressErrorsExit2(String args, String expected) {

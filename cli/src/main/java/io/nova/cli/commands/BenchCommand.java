@@ -3,8 +3,10 @@ package io.nova.cli.commands;
 import io.nova.cli.Durations;
 import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
+import io.nova.cli.bench.AckedRanges;
 import io.nova.cli.bench.Bench;
 import io.nova.cli.bench.BenchReport;
+import io.nova.cli.bench.ManyStreams;
 import io.nova.cli.bench.StageBreakdown;
 import io.nova.client.NodeStatus;
 import io.nova.client.NovaClient;
@@ -16,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -100,6 +103,32 @@ public final class BenchCommand extends ClientCommand {
           + "histograms (docs/metrics.md), read from its /metrics before and after the run.")
   boolean breakdown;
 
+  @Option(names = "--create-streams", paramLabel = "N",
+      description = "Many-streams mode (docs/bench.md): create N streams PREFIX-000000…, append one small record "
+          + "to each with match_seq_num 0, list them all page by page, and write the acknowledged ones to --acked; "
+          + "at most " + ManyStreams.STREAMS_MAX + "; each phase (create, append, read) is bounded by --duration.")
+  Integer createStreams;
+
+  @Option(names = "--verify-streams", paramLabel = "N",
+      description = "Many-streams mode: list the N streams of an earlier --create-streams run page by page and "
+          + "read back every record listed in --acked (exit 1 if a created stream or an acknowledged record is missing).")
+  Integer verifyStreams;
+
+  @Option(names = "--stream-prefix", defaultValue = "many",
+      description = "Many-streams mode: stream names are PREFIX-NNNNNN (default: ${DEFAULT-VALUE}).")
+  String streamPrefix;
+
+  @Option(names = "--concurrency", defaultValue = "64",
+      description = "Many-streams mode: calls outstanding at once, 1 to " + ManyStreams.CONCURRENCY_MAX
+          + " (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(names = "--acked", paramLabel = "FILE", defaultValue = "many-streams.acked",
+      description = "Many-streams mode: the acknowledged streams, one index range A-B per line, written by "
+          + "--create-streams and read by --verify-streams; the created streams go to FILE.created "
+          + "(default: ${DEFAULT-VALUE}).")
+  Path acked;
+
   private static int checkedInFlightBatches(int n) {
     if (n < 1) {
       throw new InputException("--in-flight-batches must be between 1 and " + ProducerOptions.BATCHES_IN_FLIGHT_MAX
@@ -110,6 +139,9 @@ public final class BenchCommand extends ClientCommand {
 
   @Override
   protected int run(NovaClient client) throws Exception {
+    if (createStreams != null || verifyStreams != null) {
+      return manyStreams(client);
+    }
     if (streams < 1 || streams > PRODUCERS_MAX || producers < 1 || producers > PRODUCERS_MAX) {
       throw new InputException("--streams and --producers must be between 1 and " + PRODUCERS_MAX);
     }
@@ -171,5 +203,73 @@ public final class BenchCommand extends ClientCommand {
       Output.line(main().out(), new com.fasterxml.jackson.databind.ObjectMapper().readTree(reportJson).toString());
     }
     return checkResult == null || checkResult.equals("OK") ? ExitCodes.OK : ExitCodes.FAILURE;
+  }
+
+  private int manyStreams(NovaClient client) throws Exception {
+    if (createStreams != null && verifyStreams != null) {
+      throw new InputException("--create-streams and --verify-streams are separate runs; give one");
+    }
+    if (duration.isNegative() || duration.isZero() || duration.compareTo(DURATION_MAX) > 0) {
+      throw new InputException("--duration must be positive and at most " + Durations.format(DURATION_MAX)
+          + ", got " + Durations.format(duration));
+    }
+    int n = createStreams != null ? createStreams : verifyStreams;
+    if (n < 1 || n > ManyStreams.STREAMS_MAX) {
+      throw new InputException((createStreams != null ? "--create-streams" : "--verify-streams")
+          + " must be between 1 and " + ManyStreams.STREAMS_MAX + ", got " + n);
+    }
+    if (concurrency < 1 || concurrency > ManyStreams.CONCURRENCY_MAX) {
+      throw new InputException("--concurrency must be between 1 and " + ManyStreams.CONCURRENCY_MAX + ", got "
+          + concurrency);
+    }
+    ManyStreams many;
+    try {
+      many = new ManyStreams(client, new ManyStreams.Config(basin, streamPrefix,
+          n, concurrency, duration));
+    } catch (IllegalArgumentException e) {
+      throw new InputException(e.getMessage());
+    }
+    java.io.PrintStream out = new java.io.PrintStream(main().out(), true, StandardCharsets.UTF_8);
+    List<String> report = new ArrayList<>();
+    boolean ok;
+    Path createdFile = Path.of(acked + ".created");
+    if (createStreams != null) {
+      BitSet createdSet = new BitSet(createStreams);
+      ManyStreams.Phase create = many.create(createdSet);
+      report.add(create.toString());
+      out.println(create);
+      Files.writeString(createdFile, AckedRanges.format(createdSet), StandardCharsets.UTF_8);
+      BitSet ackedSet = new BitSet(createStreams);
+      ManyStreams.Phase append = many.append(createdSet, ackedSet);
+      report.add(append.toString());
+      out.println(append);
+      Files.writeString(acked, AckedRanges.format(ackedSet), StandardCharsets.UTF_8);
+      out.println("wrote " + createdFile + " and " + acked + ": " + createdSet.cardinality() + " streams created, "
+          + ackedSet.cardinality() + " appends acknowledged");
+      ManyStreams.Listing listing = many.list(createdSet);
+      report.add(listing.toString());
+      out.println(listing);
+      ok = create.failed() == 0 && listing.missing() == 0;
+    } else {
+      BitSet createdSet;
+      BitSet ackedSet;
+      try {
+        createdSet = AckedRanges.parse(Files.readString(createdFile, StandardCharsets.UTF_8), verifyStreams);
+        ackedSet = AckedRanges.parse(Files.readString(acked, StandardCharsets.UTF_8), verifyStreams);
+      } catch (IllegalArgumentException e) {
+        throw new InputException(acked + ": " + e.getMessage());
+      }
+      ManyStreams.Listing listing = many.list(createdSet);
+      report.add(listing.toString());
+      out.println(listing);
+      ManyStreams.Phase read = many.verify(ackedSet);
+      report.add(read.toString());
+      out.println(read);
+      ok = listing.missing() == 0 && read.failed() == 0;
+      out.println("check: " + (ok ? "OK" : "FAILED") + " (" + createdSet.cardinality() + " streams created, "
+          + ackedSet.cardinality() + " acknowledged records)");
+    }
+    Files.writeString(json, String.join("\n", report) + "\n", StandardCharsets.UTF_8);
+    return ok ? ExitCodes.OK : ExitCodes.FAILURE;
   }
 }
