@@ -132,13 +132,13 @@ log "cluster ready: dev pid $dev_pid, nodes ${node_pid[*]}"
 
 # JIT warm-up (~35 s on 2 cores after a JVM starts): the same calls on WARM (default 2,000) throw-away streams.
 nova bench --create-streams "${WARM:-2000}" --stream-prefix warm --duration 5m --acked "$OUT/warm.acked" \
-  --json "$OUT/warm.txt" >>"$OUT/run.log" 2>&1 || log "warm-up reported failures (see run.log)"
+  --output "$OUT/warm.txt" >>"$OUT/run.log" 2>&1 || log "warm-up reported failures (see run.log)"
 memory before
 disk before
 check_time
 
 log "creating $N streams"
-nova bench --create-streams "$N" --concurrency "${CONCURRENCY:-64}" --duration "${PHASE_MAX_S:-1800}s" --acked "$OUT/many.acked" --json "$OUT/create.txt" \
+nova bench --create-streams "$N" --concurrency "${CONCURRENCY:-64}" --duration "${PHASE_MAX_S:-1800}s" --acked "$OUT/many.acked" --output "$OUT/create.txt" \
   | tee -a "$OUT/run.log" || log "create run reported failures"
 figure "$(grep '^create' "$OUT/create.txt")"
 figure "$(grep '^append' "$OUT/create.txt")"
@@ -170,7 +170,7 @@ figure "restart all at once: all ready after $(awk -v a="$t0" -v b="$EPOCHREALTI
 check_time
 
 verify_rc=0
-nova bench --verify-streams "$N" --concurrency "${CONCURRENCY:-64}" --duration "${PHASE_MAX_S:-1800}s" --acked "$OUT/many.acked" --json "$OUT/verify.txt" \
+nova bench --verify-streams "$N" --concurrency "${CONCURRENCY:-64}" --duration "${PHASE_MAX_S:-1800}s" --acked "$OUT/many.acked" --output "$OUT/verify.txt" \
   | tee -a "$OUT/run.log" || verify_rc=$?
 figure "after restarts: $(tr '\n' ';' <"$OUT/verify.txt")"
 memory after-restart

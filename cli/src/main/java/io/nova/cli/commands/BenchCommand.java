@@ -269,7 +269,7 @@ public final class BenchCommand extends ClientCommand {
       out.println("check: " + (ok ? "OK" : "FAILED") + " (" + createdSet.cardinality() + " streams created, "
           + ackedSet.cardinality() + " acknowledged records)");
     }
-    Files.writeString(json, String.join("\n", report) + "\n", StandardCharsets.UTF_8);
+    Files.writeString(output, String.join("\n", report) + "\n", StandardCharsets.UTF_8);
     return ok ? ExitCodes.OK : ExitCodes.FAILURE;
   }
 }

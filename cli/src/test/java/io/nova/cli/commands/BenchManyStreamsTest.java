@@ -44,21 +44,21 @@ class BenchManyStreamsTest {
   void createsAppendsListsAndVerifiesEveryStream() throws Exception {
     Path acked = dir.resolve("many.acked");
     CliRun.Result create = nova("bench", "--create-streams", "1203", "--stream-prefix", "m", "--concurrency", "32",
-        "--duration", "5m", "--acked", acked.toString(), "--json", dir.resolve("create.txt").toString());
+        "--duration", "5m", "--acked", acked.toString(), "--output", dir.resolve("create.txt").toString());
     assertThat(create.exitCode()).as(create.out() + create.err()).isEqualTo(ExitCodes.OK);
     assertThat(create.out()).contains("create: 1203 done, 0 failed").contains("append: 1203 done, 0 failed")
         .contains("list: 1203 streams in 2 pages").contains("0 of those created missing");
     assertThat(Files.readString(acked, StandardCharsets.UTF_8)).isEqualTo("0-1202\n");
 
     CliRun.Result verify = nova("bench", "--verify-streams", "1203", "--stream-prefix", "m", "--acked",
-        acked.toString(), "--duration", "5m", "--json", dir.resolve("verify.txt").toString());
+        acked.toString(), "--duration", "5m", "--output", dir.resolve("verify.txt").toString());
     assertThat(verify.exitCode()).as(verify.out() + verify.err()).isEqualTo(ExitCodes.OK);
     assertThat(verify.out()).contains("read: 1203 done, 0 failed").contains("check: OK");
 
     // A stream whose acknowledged record was trimmed away no longer holds it: the check says so.
     assertThat(nova("trim", "nova://demo/m-000007", "1").exitCode()).isZero();
     CliRun.Result broken = nova("bench", "--verify-streams", "1203", "--stream-prefix", "m", "--acked",
-        acked.toString(), "--duration", "1m", "--json", dir.resolve("broken.txt").toString());
+        acked.toString(), "--duration", "1m", "--output", dir.resolve("broken.txt").toString());
     assertThat(broken.exitCode()).isEqualTo(ExitCodes.FAILURE);
     assertThat(broken.out()).contains("m-000007").contains("check: FAILED");
   }
