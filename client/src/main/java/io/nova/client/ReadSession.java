@@ -86,6 +86,13 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
     private StreamPosition lastTail;
     private boolean ended;
     private boolean closed;
+    /** The routing hint asked for at open; see {@link #hintPending}. */
+    private final java.util.concurrent.CompletableFuture<java.util.Optional<EndpointPool.Endpoint>> leaderHint;
+    /**
+     * Whether the hint had not arrived when the first connection was made ({@link LeaderHint#WAIT_MS} ran
+     * out): the session then moves to the hinted node once, when the hint comes ({@link #maybeMoveToHinted}).
+     */
+    private boolean hintPending;
 
     /**
      * @param leaderHint the endpoint of the node leading the stream's group, if the client knows one: the
@@ -103,6 +110,8 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
         this.countLeft = options.count().orElse(Long.MAX_VALUE);
         this.bytesLeft = options.bytes().orElse(Long.MAX_VALUE);
         this.endpoint = LeaderHint.firstEndpoint(leaderHint, pool);
+        this.leaderHint = leaderHint;
+        this.hintPending = !leaderHint.isDone();
         this.lastAnswerNanos = System.nanoTime();
         connect();
     }
@@ -168,6 +177,7 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
     }
 
     private void await(long deadlineNanos) throws InterruptedException {
+        maybeMoveToHinted();
         long silentNanos = heartbeat.toNanos() * SILENT_HEARTBEATS_MAX;
         long waitNanos = Math.min(deadlineNanos - System.nanoTime(), lastMessageNanos + silentNanos - System.nanoTime());
         Object[] event = events.poll(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
@@ -216,6 +226,28 @@ public final class ReadSession implements Iterator<SequencedRecord>, AutoCloseab
             countLeft--;
             bytesLeft -= record.meteredBytes();
         }
+    }
+
+    /**
+     * Moves the session, once, to the node the routing hint names when the hint arrived only after the first
+     * connection had to go elsewhere: on the node leading the stream's group a tailing session is pushed
+     * records as they apply instead of reading per batch (a session elsewhere falls behind a fast writer).
+     * Waits until the start is pinned, then resumes at the next seq_num owed, as a reconnect does, so
+     * nothing is skipped or repeated; records already received stay buffered.
+     */
+    private void maybeMoveToHinted() {
+        if (!hintPending || !leaderHint.isDone() || ended || nextSeqNum < 0) {
+            return;
+        }
+        hintPending = false;
+        java.util.Optional<EndpointPool.Endpoint> hinted = leaderHint.isCompletedExceptionally()
+                ? java.util.Optional.empty() : leaderHint.join();
+        if (hinted.isEmpty() || hinted.get().equals(endpoint) || countLeft <= 0 || bytesLeft <= 0) {
+            return;
+        }
+        cancel();
+        endpoint = hinted.get();
+        connect();
     }
 
     private void reconnect(Throwable t) {

@@ -189,6 +189,20 @@ final class ScriptedServer implements AutoCloseable {
                 StreamObserver<GetFencingTokenResponse> observer) {
             handle("GetFencingToken", request, observer);
         }
+
+        /** Scripted with a {@code List} of messages: sends them and leaves the call open, as a tailing session. */
+        @Override
+        public void readSession(io.nova.proto.v1.ReadSessionRequest request,
+                StreamObserver<io.nova.proto.v1.ReadSessionResponse> observer) {
+            Object reply = next("ReadSession", request);
+            if (reply instanceof Throwable t) {
+                observer.onError(t);
+                return;
+            }
+            for (Object message : (List<?>) reply) {
+                observer.onNext((io.nova.proto.v1.ReadSessionResponse) message);
+            }
+        }
     }
 
     private final class Control extends ControlPlaneGrpc.ControlPlaneImplBase {
