@@ -330,7 +330,8 @@ public final class NovaServer implements AutoCloseable {
   /** This node's leading shard replicas as pushers of applied records to tailing read sessions. */
   private static LocalTailFeeds localTailFeeds(NovaNode node) {
     return (shard, streamId, listener) -> node.division(node.layout().shard(shard))
-        .filter(d -> d.getInfo().isLeaderReady() && d.getStateMachine() instanceof ShardStateMachine)
+        // follow() checks leadership itself, after registering (the check that closes the race).
+        .filter(d -> d.getStateMachine() instanceof ShardStateMachine)
         .flatMap(d -> ((ShardStateMachine) d.getStateMachine()).follow(streamId, listener));
   }
 

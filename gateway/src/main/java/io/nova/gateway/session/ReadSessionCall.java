@@ -295,14 +295,10 @@ public final class ReadSessionCall {
   /** Called on the apply thread: the session sends on its own executor. */
   private void pushedSoon() {
     try {
-      executor.execute(this::pushedChanged);
+      executor.execute(this::readWhileReady);
     } catch (RejectedExecutionException closing) {
       // The node is closing; the session ends with it.
     }
-  }
-
-  private synchronized void pushedChanged() {
-    readWhileReady();
   }
 
   /**
