@@ -11,6 +11,7 @@ import io.nova.client.internal.CallKind;
 import io.nova.client.internal.CallRunner;
 import io.nova.client.internal.EndpointPool;
 import io.nova.client.internal.Protos;
+import io.nova.client.internal.StreamLeaders;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.CheckTailRequest;
 import io.nova.proto.v1.CreateBasinRequest;
@@ -45,6 +46,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
@@ -113,6 +115,8 @@ public final class NovaClient implements AutoCloseable {
 
     private final EndpointPool pool;
     private final CallRunner runner;
+    /** Where one-shot calls on a stream go first: the node leading its shard, once learned. */
+    private final StreamLeaders<StreamAddress> leaders = new StreamLeaders<>(this::leaderEndpoint);
     private final Duration requestTimeout;
     private final RandomGenerator random;
     private final Duration retryBudget;
@@ -246,7 +250,7 @@ public final class NovaClient implements AutoCloseable {
             checkFencingToken(fencingToken);
             FenceRequest request = FenceRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
                     .setFencingToken(fencingToken).build();
-            return call(CallInfo.of("Fence", address, CallKind.WRITE), e -> data(e).fence(request),
+            return streamCall(address, CallInfo.of("Fence", address, CallKind.WRITE), Duration.ZERO, e -> data(e).fence(request),
                     r -> Protos.position(r.getBoundary()));
         });
     }
@@ -290,7 +294,8 @@ public final class NovaClient implements AutoCloseable {
                 checkFencingToken(fencingToken);
                 request.setFencingToken(fencingToken);
             }
-            return call(CallInfo.of("Trim", address, CallKind.IDEMPOTENT_WRITE), e -> data(e).trim(request.build()),
+            return streamCall(address, CallInfo.of("Trim", address, CallKind.IDEMPOTENT_WRITE), Duration.ZERO,
+                    e -> data(e).trim(request.build()),
                     r -> new TrimResult(r.getFirstSeqNum(), Protos.position(r.getTail()), r.getMoved()));
         });
     }
@@ -328,7 +333,8 @@ public final class NovaClient implements AutoCloseable {
             checkAddress(address);
             GetFencingTokenRequest request = GetFencingTokenRequest.newBuilder()
                     .setBasin(address.basin()).setStream(address.stream()).build();
-            return call(CallInfo.of("GetFencingToken", address, CallKind.READ), e -> data(e).getFencingToken(request),
+            return streamCall(address, CallInfo.of("GetFencingToken", address, CallKind.READ), Duration.ZERO,
+                    e -> data(e).getFencingToken(request),
                     r -> r.getFencingToken().isEmpty() ? Optional.empty() : Optional.of(r.getFencingToken()));
         });
     }
@@ -352,7 +358,8 @@ public final class NovaClient implements AutoCloseable {
             checkAddress(address);
             CheckTailRequest request = CheckTailRequest.newBuilder()
                     .setBasin(address.basin()).setStream(address.stream()).build();
-            return call(CallInfo.of("CheckTail", address, CallKind.READ), e -> data(e).checkTail(request), answer);
+            return streamCall(address, CallInfo.of("CheckTail", address, CallKind.READ), Duration.ZERO,
+                    e -> data(e).checkTail(request), answer);
         });
     }
 
@@ -381,7 +388,7 @@ public final class NovaClient implements AutoCloseable {
             checkAddress(address);
             // The wait spans retries: each attempt waits only for what is left of it.
             long waitDeadlineNanos = System.nanoTime() + options.waitFor().toNanos();
-            return call(CallInfo.of("Read", address, CallKind.READ), options.waitFor(), e -> {
+            return streamCall(address, CallInfo.of("Read", address, CallKind.READ), options.waitFor(), e -> {
                 long leftMs = Math.max(0, (waitDeadlineNanos - System.nanoTime()) / 1_000_000);
                 io.nova.proto.v1.ReadRequest request = Protos.readRequest(address, options).toBuilder()
                         .setWaitSecs((int) ((leftMs + 999) / 1000)).build();
@@ -749,7 +756,7 @@ public final class NovaClient implements AutoCloseable {
             AppendRequest request = AppendRequest.newBuilder().setBasin(address.basin()).setStream(address.stream())
                     .setInput(Protos.appendInput(records, matchSeqNum, token)).build();
             CallInfo info = new CallInfo("Append", address.toString(), CallKind.WRITE, matchSeqNum);
-            return call(info, e -> data(e).append(request), r -> Protos.ack(r.getAck()));
+            return streamCall(address, info, Duration.ZERO, e -> data(e).append(request), r -> Protos.ack(r.getAck()));
         });
     }
 
@@ -788,6 +795,40 @@ public final class NovaClient implements AutoCloseable {
             Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
         checkOpen();
         return runner.run(info, serverWait, attempt, answer);
+    }
+
+    /**
+     * A call on one stream: its first attempt goes to the node known to lead the stream's shard, if any
+     * ({@link StreamLeaders}); an attempt that cannot reach that node makes the client forget it.
+     */
+    private <R, T> CompletableFuture<T> streamCall(StreamAddress address, CallInfo info, Duration serverWait,
+            Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
+        checkOpen();
+        return runner.run(info, serverWait, leaders.first(address), e -> {
+            ListenableFuture<R> response = attempt.apply(e);
+            response.addListener(() -> {
+                if (unreachable(response)) {
+                    leaders.failed(address, e);
+                }
+            }, Runnable::run);
+            return response;
+        }, answer);
+    }
+
+    /** Whether a finished attempt failed as a node that is down or too slow does (not with an answer). */
+    private static boolean unreachable(ListenableFuture<?> response) {
+        try {
+            response.get();
+            return false;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof io.grpc.StatusRuntimeException s) {
+                io.grpc.Status.Code code = s.getStatus().getCode();
+                return code == io.grpc.Status.Code.UNAVAILABLE || code == io.grpc.Status.Code.DEADLINE_EXCEEDED;
+            }
+            return false;
+        } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+            return false;
+        }
     }
 
     private io.nova.proto.v1.DataPlaneGrpc.DataPlaneFutureStub data(EndpointPool.Endpoint e) {

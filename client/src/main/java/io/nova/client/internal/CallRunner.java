@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.nova.client.errors.NovaException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -77,6 +78,16 @@ public final class CallRunner {
      */
     public <R, T> CompletableFuture<T> run(CallInfo call, Duration serverWait,
             Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
+        return run(call, serverWait, Optional.empty(), attempt, answer);
+    }
+
+    /**
+     * As {@link #run(CallInfo, Duration, Function, Function)}, making the first attempt on {@code first}
+     * when present (say, the node leading the call's stream) rather than the pool's current endpoint;
+     * later attempts fail over through the pool as usual.
+     */
+    public <R, T> CompletableFuture<T> run(CallInfo call, Duration serverWait, Optional<EndpointPool.Endpoint> first,
+            Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
         long now = System.nanoTime();
         Call<R, T> c = new Call<>(call, now + callBoundNanos + serverWait.toNanos(), now + retryBudgetNanos, attempt,
                 answer);
@@ -85,7 +96,7 @@ public final class CallRunner {
                 c.cancelInFlight();
             }
         });
-        c.start(pool.pick());
+        c.start(first.orElseGet(pool::pick));
         return c.result;
     }
 

@@ -216,6 +216,35 @@ class LocalLeaderWriteTest {
     assertThat(admin.checkTail(s).seqNum()).isEqualTo(20);
   }
 
+  @Test
+  void oneShotCallsGoToTheNodeLeadingTheirStreamOnceTheClientHasLearnedIt() {
+    StreamAddress s = new StreamAddress("local", "one-shot-routed");
+    StreamInfo info = admin.createStream(s);
+    String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
+    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
+    // The followers first: without a learned leader, every call would go to the first endpoint.
+    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
+        + cluster.endpoint(leader);
+    long leaderBatches = batches(leader);
+    long firstBatches = batches(followers.get(0));
+    long leaderReads = counter(leader, GroupClients.READS_LOCAL);
+    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
+        .retryBudget(Duration.ofSeconds(30)).build()) {
+      for (int i = 0; i < 40; i++) {
+        routed.appendMatch(s, i, List.of(AppendRecord.ofUtf8("o-" + i)));
+        assertThat(routed.checkTail(s).seqNum()).isEqualTo(i + 1);
+      }
+    }
+    // The second call starts the lookup in the background; a few calls may still go first to the first
+    // endpoint while it runs.
+    assertThat(batches(leader) - leaderBatches).as("appends served by the leading node").isGreaterThanOrEqualTo(30);
+    assertThat(batches(followers.get(0)) - firstBatches).as("appends served by the first endpoint")
+        .isLessThanOrEqualTo(10);
+    assertThat(counter(leader, GroupClients.READS_LOCAL) - leaderReads)
+        .as("tail checks answered by the leading node's own replica").isGreaterThanOrEqualTo(30);
+    assertThat(admin.checkTail(s).seqNum()).isEqualTo(40);
+  }
+
   /** A Producer of a client whose channel to its first endpoint is already connected (a fast hint). */
   private static Producer openWarm(NovaClient client, StreamAddress s) {
     client.checkTail(s);
