@@ -171,17 +171,12 @@ class LocalLeaderWriteTest {
     StreamAddress s = new StreamAddress("local", "tailed");
     StreamInfo info = admin.createStream(s);
     String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
-    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
     for (int i = 0; i < 30; i++) {
       admin.appendMatch(s, i, List.of(AppendRecord.ofUtf8("t-" + i)));
     }
-    // The followers first: without the hint, the session would connect to the first endpoint.
-    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
-        + cluster.endpoint(leader);
     long leaderReads = counter(leader, GroupClients.READS_LOCAL);
     List<String> read = new ArrayList<>();
-    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
-            .retryBudget(Duration.ofSeconds(30)).build();
+    try (NovaClient routed = followersFirst(leader);
         ReadSession session = routed.readSession(s, ReadOptions.builder().startSeqNum(0).count(30).build())) {
       while (session.hasNext()) {
         read.add(new String(session.next().body(), StandardCharsets.UTF_8));
@@ -198,13 +193,9 @@ class LocalLeaderWriteTest {
     StreamInfo info = admin.createStream(s);
     String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
     List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
-    // The followers first: without the hint, the Producer would connect to the first endpoint.
-    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
-        + cluster.endpoint(leader);
     long leaderBatches = batches(leader);
     long followerBatches = batches(followers.get(0));
-    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
-            .retryBudget(Duration.ofSeconds(30)).build();
+    try (NovaClient routed = followersFirst(leader);
         Producer producer = openWarm(routed, s)) {
       for (int i = 0; i < 20; i++) {
         producer.append(List.of(AppendRecord.ofUtf8("p-" + i)));
@@ -222,14 +213,10 @@ class LocalLeaderWriteTest {
     StreamInfo info = admin.createStream(s);
     String leader = cluster.awaitLeader(GroupSpec.shardName(info.shard()), Duration.ofSeconds(20));
     List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
-    // The followers first: without a learned leader, every call would go to the first endpoint.
-    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
-        + cluster.endpoint(leader);
     long leaderBatches = batches(leader);
     long firstBatches = batches(followers.get(0));
     long leaderReads = counter(leader, GroupClients.READS_LOCAL);
-    try (NovaClient routed = NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
-        .retryBudget(Duration.ofSeconds(30)).build()) {
+    try (NovaClient routed = followersFirst(leader)) {
       for (int i = 0; i < 40; i++) {
         routed.appendMatch(s, i, List.of(AppendRecord.ofUtf8("o-" + i)));
         assertThat(routed.checkTail(s).seqNum()).isEqualTo(i + 1);
@@ -270,6 +257,18 @@ class LocalLeaderWriteTest {
   private RaftClient raftClient(GroupSpec shard) {
     return RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(shard.group())
         .setProperties(RaftTuning.clientProperties()).setRetryPolicy(RaftTuning.readRetryPolicy()).build();
+  }
+
+  /**
+   * A client whose endpoints list the followers of {@code leader} first: without routing, its sessions and
+   * calls would go to the first follower.
+   */
+  private NovaClient followersFirst(String leader) {
+    List<String> followers = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).toList();
+    String endpoints = String.join(",", followers.stream().map(cluster::endpoint).toList()) + ","
+        + cluster.endpoint(leader);
+    return NovaClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
+        .retryBudget(Duration.ofSeconds(30)).build();
   }
 
   private NovaClient clientOf(String nodeId) {
