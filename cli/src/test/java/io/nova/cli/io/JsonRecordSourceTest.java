@@ -100,7 +100,7 @@ class JsonRecordSourceTest {
       // the second line                | the whole message
       "{\"body\":                     | line 2, column 9: invalid JSON: Unexpected end-of-input within/between Object entries",
       "{\"body\":\"x\"                  | line 2, column 12: invalid JSON: Unexpected end-of-input: expected close marker for Object (start marker at column 1)",
-      "not json                       | line 2, column 5: invalid JSON: Unrecognized token 'not': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+      "not json                       | line 2, column 1: invalid JSON: Unrecognized token 'not': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
       "{\"body\":\"x\"} trailing        | line 2, column 14: unexpected data after the JSON value; give one JSON object per line",
       "{\"body\":\"x\"} {}              | line 2, column 14: unexpected data after the JSON value; give one JSON object per line",
       "{\"body\":\"x\",\"body\":\"y\"}      | line 2, column 19: key \"body\" appears more than once; give it once",
