@@ -164,12 +164,13 @@ public final class NovaServer implements AutoCloseable {
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
-    DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()));
+    LocalTailFeeds tailFeeds = localTailFeeds(node);
+    DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()),
+        tailFeeds);
     ControlPlane controlPlane = new ControlPlane(router);
     AccessTokens tokens = new AccessTokens(groups, clock, new java.security.SecureRandom());
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
-    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock,
-        localTailFeeds(node));
+    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock, tailFeeds);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
         balancer::rebalance);
     GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);

@@ -3,6 +3,7 @@ package io.nova.gateway.dataplane;
 import io.nova.gateway.commands.AppendCommands;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.internal.FenceCommand;
@@ -48,14 +49,24 @@ public final class DataPlane {
   private final Clock clock;
   private final LongSupplier nanoTime;
   private final DataPlaneMetrics metrics;
+  private final LocalTailFeeds tailFeeds;
+
+  /** A data plane without local tail feeds ({@link LocalTailFeeds#NONE}: HTTP read sessions only read). */
+  public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics) {
+    this(router, clock, nanoTime, metrics, LocalTailFeeds.NONE);
+  }
 
   /**
    * @param clock the clock a read's wait is measured on
    * @param nanoTime the monotonic clock, in nanoseconds, an append's ack latency is measured on
    *     ({@code System::nanoTime} outside tests); the sessions measure theirs on it too
    * @param metrics this node's data-plane instruments, which every call counts its outcome in
+   * @param tailFeeds this node's leading shard replicas, which push applied records to the HTTP read
+   *     sessions at the tail
    */
-  public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics) {
+  public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics,
+      LocalTailFeeds tailFeeds) {
+    this.tailFeeds = tailFeeds;
     this.router = router;
     this.clock = clock;
     this.nanoTime = nanoTime;
@@ -69,6 +80,11 @@ public final class DataPlane {
   /** The monotonic clock (nanoseconds) ack latencies are measured on; the sessions use it too. */
   public LongSupplier nanoTime() {
     return nanoTime;
+  }
+
+  /** This node's leading shard replicas as sources of pushed records for sessions at the tail. */
+  public LocalTailFeeds tailFeeds() {
+    return tailFeeds;
   }
 
   /** The instruments this data plane counts in; the sessions count in the same ones. */

@@ -20,7 +20,13 @@ import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
+import io.nova.gateway.routing.LocalTailFeeds;
+import io.nova.gateway.session.PushedBatches;
+import io.nova.protocol.limits.Limits;
+import io.nova.statemachine.feed.TailFeed;
 import java.io.IOException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,6 +85,13 @@ final class SseReadSession implements Runnable {
    * when the stream's group could not serve it then, and the loop makes it.
    */
   private final ReadResponse first;
+  /** This node's leading shard replicas; a session at the tail subscribes to its stream's. */
+  private final LocalTailFeeds feeds;
+  /** Released by the apply thread when it pushed a batch or the subscription ended; the session waits on it. */
+  private final Semaphore pushedSignal = new Semaphore(0);
+  /** Invariant: {@code pushed} and {@code subscription} are both null (reading) or both set (subscribed). */
+  private PushedBatches pushed;
+  private TailFeed.Subscription subscription;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
   private long countLeft;
@@ -87,8 +100,9 @@ final class SseReadSession implements Runnable {
 
   SseReadSession(SseClient client, StreamRouter router, DataPlaneMetrics metrics, ReadParams params,
       ReadResponse first, BodyEncoding encoding, Clock clock, NodeTuning tuning, SessionCheck access,
-      Runnable onEnd) {
+      LocalTailFeeds feeds, Runnable onEnd) {
     this.client = client;
+    this.feeds = feeds;
     this.access = access;
     this.first = first;
     this.router = router;
@@ -117,6 +131,7 @@ final class SseReadSession implements Runnable {
       LOG.error("SSE session on {}/{} failed with a bug", request.getBasin(), request.getStream(), e);
       sendError(Errors.internal("the SSE session failed inside the gateway: " + e));
     } finally {
+      unfollow();
       client.close();
       onEnd.run();
     }
@@ -137,6 +152,15 @@ final class SseReadSession implements Runnable {
       if (refused.isPresent()) {
         sendError(refused.get());
         return;
+      }
+      if (pushed != null) {
+        Step step = sendPushed();
+        if (step == Step.OVER) {
+          return;
+        }
+        if (step == Step.SENT) {
+          continue;
+        }
       }
       long askedAtMs = clock.millis();
       ReadResponse read;
@@ -163,25 +187,117 @@ final class SseReadSession implements Runnable {
       if (!handle(read, askedAtMs)) {
         return;
       }
+      maybeFollow(read.getTail().getSeqNum());
     }
+  }
+
+  /** What the pushed path did: sent (or waited), the session is over, or the shard must be read now. */
+  private enum Step { SENT, OVER, READ }
+
+  /**
+   * Sends the pushed records owed next, or waits for some until a heartbeat falls due.
+   *
+   * @return {@link Step#READ} when the records owed are below the subscription's start, the subscription
+   *     broke (then it is dropped), or a heartbeat is due (its read proves the tail and that this node still
+   *     leads); {@link Step#OVER} when a limit ended the session
+   */
+  private Step sendPushed() throws InterruptedException {
+    if (pushed.broken()) {
+      unfollow();
+      return Step.READ;
+    }
+    if (nextSeqNum < subscription.fromSeqNum()) {
+      return Step.READ;
+    }
+    PushedBatches.Batch head = pushed.firstOwed(nextSeqNum);
+    if (head == null) {
+      long waitMs = lastSentMs + heartbeatMs - clock.millis();
+      if (waitMs <= 0) {
+        return Step.READ;
+      }
+      if (pushedSignal.tryAcquire(waitMs, TimeUnit.MILLISECONDS)) {
+        pushedSignal.drainPermits();
+      }
+      return Step.SENT;
+    }
+    if (head.firstSeqNum() > nextSeqNum) {
+      // Pushed batches are contiguous from the subscription's start; a hole means a bug: read past it.
+      LOG.warn("pushed records start at {} but the SSE session owes {}; reading instead", head.firstSeqNum(),
+          nextSeqNum);
+      unfollow();
+      return Step.READ;
+    }
+    PushedBatches.Taken taken = pushed.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
+        Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX), request.hasUntil() ? request.getUntil() : Long.MAX_VALUE);
+    ReadResponse batch = taken.batch();
+    if (batch.getRecordsCount() > 0) {
+      metrics.readDelivered(batch.getRecordsList());
+      metrics.readPushed();
+      if (!sendRecords(batch)) {
+        return Step.OVER;
+      }
+    }
+    if (taken.untilReached()) {
+      client.sendEvent("end", Json.line(JsonViews.tail(batch.getTail())));
+      return Step.OVER;
+    }
+    return Step.SENT;
+  }
+
+  /**
+   * Subscribes to the records this node's leading replica applies to the stream, once the session is
+   * pinned within {@link PushedBatches#FOLLOW_WITHIN_RECORDS} of {@code tailSeqNum}; otherwise, or when
+   * this node does not lead the stream's shard, the session goes on reading.
+   */
+  private void maybeFollow(long tailSeqNum) {
+    if (pushed != null || route == null || nextSeqNum < 0
+        || tailSeqNum - nextSeqNum > PushedBatches.FOLLOW_WITHIN_RECORDS) {
+      return;
+    }
+    PushedBatches batches = new PushedBatches(PushedBatches.QUEUED_BYTES_MAX, pushedSignal::release);
+    Optional<TailFeed.Subscription> followed = feeds.follow(route.placement().getShard(),
+        route.placement().getStreamId(), batches);
+    if (followed.isPresent()) {
+      pushed = batches;
+      subscription = followed.get();
+    }
+  }
+
+  /** Back to reading only. */
+  private void unfollow() {
+    if (subscription != null) {
+      subscription.close();
+      subscription = null;
+      pushed = null;
+    }
+  }
+
+  /**
+   * Sends {@code batch}'s records as {@code record} events and moves past them; when they spend the count
+   * or bytes limit, an {@code end} event too.
+   *
+   * @return false when the session is over
+   */
+  private boolean sendRecords(ReadResponse batch) {
+    for (SequencedRecord r : batch.getRecordsList()) {
+      client.sendEvent("record", Json.line(JsonViews.record(r, encoding, shape)), Long.toString(r.getSeqNum()));
+      countLeft--;
+      bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
+    }
+    nextSeqNum = batch.getRecords(batch.getRecordsCount() - 1).getSeqNum() + 1;
+    lastSentMs = clock.millis();
+    if (countLeft <= 0 || bytesLeft <= 0) {
+      client.sendEvent("end", Json.line(JsonViews.tail(batch.getTail())));
+      return false;
+    }
+    return true;
   }
 
   /** Sends what {@code read} brought; false when the session is over. */
   private boolean handle(ReadResponse read, long askedAtMs) throws InterruptedException {
     long tailSeqNum = read.getTail().getSeqNum();
     if (read.getRecordsCount() > 0) {
-      for (SequencedRecord r : read.getRecordsList()) {
-        client.sendEvent("record", Json.line(JsonViews.record(r, encoding, shape)), Long.toString(r.getSeqNum()));
-        countLeft--;
-        bytesLeft -= Metering.meteredBytes(r.getHeadersList(), r.getBody());
-      }
-      nextSeqNum = read.getRecords(read.getRecordsCount() - 1).getSeqNum() + 1;
-      lastSentMs = clock.millis();
-      if (countLeft <= 0 || bytesLeft <= 0) {
-        client.sendEvent("end", Json.line(JsonViews.tail(read.getTail())));
-        return false;
-      }
-      return true;
+      return sendRecords(read);
     }
     if (nextSeqNum >= 0 && nextSeqNum < tailSeqNum) {
       // Records exist past the start but none came back: the next one is at or after `until`.
@@ -196,8 +312,9 @@ final class SseReadSession implements Runnable {
       client.sendEvent("heartbeat", Json.line(JsonViews.tail(read.getTail())));
       lastSentMs = now;
     }
-    if (now - askedAtMs < heartbeatMs - pauseMs) {
-      // The shard answered without parking (overloaded, or a leader change): do not spin.
+    if (pushed == null && now - askedAtMs < heartbeatMs - pauseMs) {
+      // The shard answered without parking (overloaded, or a leader change): do not spin. (A subscribed
+      // session's reads do not park: it waits for pushed records instead.)
       Thread.sleep(pauseMs);
     }
     return true;
@@ -221,8 +338,10 @@ final class SseReadSession implements Runnable {
   }
 
   private ReadQuery query(long streamId) {
-    return ReadQueries.next(ReadQueries.opening(streamId, heartbeatMs, request.getStart(), request.getClamp(),
-        request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
+    ReadQuery query = ReadQueries.next(ReadQueries.opening(streamId, heartbeatMs, request.getStart(),
+        request.getClamp(), request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
+    // Subscribed: new records come pushed, so a read answers at once instead of parking.
+    return pushed == null ? query : query.toBuilder().setWaitMs(0).build();
   }
 
   private void sendError(ErrorDetail detail) {

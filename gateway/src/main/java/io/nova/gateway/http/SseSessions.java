@@ -6,6 +6,7 @@ import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadRequest;
@@ -146,7 +147,7 @@ final class SseSessions implements AutoCloseable {
       client.keepAlive();
       metrics.readSessionOpened();
       threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, tuning,
-          AuthRoutes.sessionCheck(ctx), () -> {
+          AuthRoutes.sessionCheck(ctx), tuning.readPushEnabled() ? data.tailFeeds() : LocalTailFeeds.NONE, () -> {
         metrics.readSessionClosed();
         permits.release();
       }));

@@ -1,6 +1,9 @@
 package io.nova.gateway.session;
 
+import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
+import io.nova.protocol.limits.Limits;
+import io.nova.protocol.limits.Metering;
 import io.nova.proto.v1.StreamPosition;
 import io.nova.statemachine.feed.TailFeed;
 import java.util.List;
@@ -18,11 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe: one producer (the apply thread), one consumer (the session under its lock).
  */
-final class PushedBatches implements TailFeed.Listener {
+public final class PushedBatches implements TailFeed.Listener {
 
   /** One applied batch: its records in seq_num order and the stream's tail after it. */
-  record Batch(List<SequencedRecord> records, StreamPosition tail, long serializedBytes) {
-    long firstSeqNum() {
+  public record Batch(List<SequencedRecord> records, StreamPosition tail, long serializedBytes) {
+    /** The seq_num of the batch's first record. */
+    public long firstSeqNum() {
       return records.get(0).getSeqNum();
     }
 
@@ -30,6 +34,27 @@ final class PushedBatches implements TailFeed.Listener {
       return records.get(records.size() - 1).getSeqNum() + 1;
     }
   }
+
+  /**
+   * What {@link #take} merged: a read answer of records from the seq_num owed (possibly none), its
+   * metered bytes, and whether a record at or past {@code until} stopped it (the session is then over).
+   * The answer's tail is that of the last batch looked at.
+   */
+  public record Taken(ReadResponse batch, long meteredBytes, boolean untilReached) {
+  }
+
+  /**
+   * The most serialized bytes pushed to a session and not sent yet; past it the session reads instead
+   * (eight full read answers: a reader that falls further behind pages through the store).
+   */
+  public static final long QUEUED_BYTES_MAX = 8L * Limits.READ_METERED_BYTES_MAX;
+  /**
+   * How near the tail, in records, a session subscribes: four full reads, so it reads the backlog below the
+   * subscription's start while the pushed queue (twice that) takes what the writers add meanwhile. Nearer
+   * only (one read) and a session behind a pipelined writer, whose tail moves by whole batches, never
+   * subscribes.
+   */
+  public static final long FOLLOW_WITHIN_RECORDS = 4L * Limits.READ_RECORDS_MAX;
 
   private final ConcurrentLinkedQueue<Batch> queue = new ConcurrentLinkedQueue<>();
   private final AtomicLong queuedBytes = new AtomicLong();
@@ -41,7 +66,7 @@ final class PushedBatches implements TailFeed.Listener {
    * @param queuedBytesMax the most serialized record bytes queued; {@code >= 1}
    * @param changed called (on the apply thread) after a batch was queued or the queue broke; must not block
    */
-  PushedBatches(long queuedBytesMax, Runnable changed) {
+  public PushedBatches(long queuedBytesMax, Runnable changed) {
     if (queuedBytesMax < 1) {
       throw new IllegalArgumentException("queuedBytesMax " + queuedBytesMax + " must be at least 1");
     }
@@ -73,17 +98,59 @@ final class PushedBatches implements TailFeed.Listener {
   }
 
   /** Whether the pushed records stopped being complete (overflow or an ended subscription). */
-  boolean broken() {
+  public boolean broken() {
     return broken;
   }
 
-  /** The oldest unsent batch, or null. */
-  Batch peek() {
-    return queue.peek();
+  /**
+   * The oldest batch holding a record at or past {@code nextSeqNum}, dropping the batches wholly below
+   * it (already sent); null when none is queued. Batches are contiguous from the subscription's start, so
+   * a batch starting after {@code nextSeqNum} means records are missing: the caller reads instead.
+   */
+  public Batch firstOwed(long nextSeqNum) {
+    Batch head = queue.peek();
+    while (head != null && head.nextSeqNum() <= nextSeqNum) {
+      pop();
+      head = queue.peek();
+    }
+    return head;
   }
 
-  /** Removes the oldest batch (the one {@link #peek} returned). */
-  void pop() {
+  /**
+   * Takes the queued records from {@code nextSeqNum} on, merging consecutive batches as one read answer
+   * does: the first record always, then more while at most {@code countMax} records and
+   * {@code meteredBytesMax} metered bytes; stops before the first record whose timestamp is at or past
+   * {@code until} ({@link Long#MAX_VALUE}: no such limit). A batch is dropped once wholly taken; one taken
+   * in part stays, and its records below the next call's {@code nextSeqNum} are skipped then.
+   */
+  public Taken take(long nextSeqNum, long countMax, long meteredBytesMax, long until) {
+    ReadResponse.Builder batch = ReadResponse.newBuilder();
+    long bytes = 0;
+    long next = nextSeqNum;
+    for (Batch b = queue.peek(); b != null && b.firstSeqNum() <= next; b = queue.peek()) {
+      batch.setTail(b.tail());
+      for (SequencedRecord r : b.records()) {
+        if (r.getSeqNum() < next) {
+          continue;
+        }
+        if (r.getTimestamp() >= until) {
+          return new Taken(batch.build(), bytes, true);
+        }
+        long metered = Metering.meteredBytes(r.getHeadersList(), r.getBody());
+        if (batch.getRecordsCount() > 0 && (batch.getRecordsCount() >= countMax || bytes + metered > meteredBytesMax)) {
+          return new Taken(batch.build(), bytes, false);
+        }
+        batch.addRecords(r);
+        bytes += metered;
+        next = r.getSeqNum() + 1;
+      }
+      pop();
+    }
+    return new Taken(batch.build(), bytes, false);
+  }
+
+  /** Removes the oldest batch. */
+  private void pop() {
     Batch b = queue.poll();
     if (b != null) {
       queuedBytes.addAndGet(-b.serializedBytes());

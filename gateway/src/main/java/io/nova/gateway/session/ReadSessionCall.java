@@ -84,18 +84,6 @@ public final class ReadSessionCall {
    * checks about this often, an idle one once per heartbeat interval.
    */
   static final long ACCESS_CHECK_INTERVAL_MS = 200;
-  /**
-   * The most serialized bytes pushed to a session and not sent yet; past it the session reads instead
-   * (eight full read answers: a reader that falls further behind pages through the store).
-   */
-  static final long PUSHED_BYTES_MAX = 8L * Limits.READ_METERED_BYTES_MAX;
-  /**
-   * How near the tail, in records, a session subscribes: four full reads, so it reads the backlog below the
-   * subscription's start while the pushed queue (twice that) takes what the writers add meanwhile. Nearer
-   * only (one read) and a session behind a pipelined writer, whose tail moves by whole batches, never
-   * subscribes.
-   */
-  static final long FOLLOW_WITHIN_RECORDS = 4L * Limits.READ_RECORDS_MAX;
 
   /** Whether the session's access token still holds; asked before a read step (see ACCESS_CHECK_INTERVAL_MS). */
   private final SessionCheck access;
@@ -276,14 +264,14 @@ public final class ReadSessionCall {
 
   /**
    * Subscribes to the records this node's leading replica applies, when the session is pinned, within
-   * {@link #FOLLOW_WITHIN_RECORDS} of the tail {@code tailSeqNum}, and not subscribed yet; otherwise (or when this node does not lead
+   * {@link PushedBatches#FOLLOW_WITHIN_RECORDS} of the tail {@code tailSeqNum}, and not subscribed yet; otherwise (or when this node does not lead
    * the shard) the session goes on reading.
    */
   private void maybeFollow(long tailSeqNum) {
-    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > FOLLOW_WITHIN_RECORDS) {
+    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > PushedBatches.FOLLOW_WITHIN_RECORDS) {
       return;
     }
-    PushedBatches batches = new PushedBatches(PUSHED_BYTES_MAX, this::pushedSoon);
+    PushedBatches batches = new PushedBatches(PushedBatches.QUEUED_BYTES_MAX, this::pushedSoon);
     Optional<TailFeed.Subscription> followed = feeds.follow(route.placement().getShard(),
         route.placement().getStreamId(), batches);
     if (followed.isPresent()) {
@@ -318,11 +306,7 @@ public final class ReadSessionCall {
       if (nextSeqNum < subscription.fromSeqNum()) {
         return false;
       }
-      PushedBatches.Batch head = pushed.peek();
-      while (head != null && head.nextSeqNum() <= nextSeqNum) {
-        pushed.pop();
-        head = pushed.peek();
-      }
+      PushedBatches.Batch head = pushed.firstOwed(nextSeqNum);
       if (head == null) {
         // Idle: the heartbeat's read also re-checks the access token, as an idle long poll did.
         if (nowMs.getAsLong() - lastSentMs >= heartbeatMs) {
@@ -355,35 +339,13 @@ public final class ReadSessionCall {
    * @return false when the session finished
    */
   private boolean sendPushedBatch() {
-    ReadResponse.Builder batch = ReadResponse.newBuilder();
-    long bytes = 0;
-    boolean untilReached = false;
-    long bytesMax = Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX);
-    long countMax = Math.min(countLeft, Limits.READ_RECORDS_MAX);
-    fill:
-    for (PushedBatches.Batch b = pushed.peek(); b != null && b.firstSeqNum() <= nextSeqNum; b = pushed.peek()) {
-      for (SequencedRecord r : b.records()) {
-        if (r.getSeqNum() < nextSeqNum) {
-          continue;
-        }
-        if (request.hasUntil() && r.getTimestamp() >= request.getUntil()) {
-          untilReached = true;
-          break fill;
-        }
-        long metered = Metering.meteredBytes(r.getHeadersList(), r.getBody());
-        // As a read: the first record always goes, the others while the count and bytes allow.
-        if (batch.getRecordsCount() > 0 && (batch.getRecordsCount() >= countMax || bytes + metered > bytesMax)) {
-          break fill;
-        }
-        batch.addRecords(r).setTail(b.tail());
-        bytes += metered;
-        nextSeqNum = r.getSeqNum() + 1;
-      }
-      pushed.pop();
-    }
+    PushedBatches.Taken taken = pushed.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
+        Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX), request.hasUntil() ? request.getUntil() : Long.MAX_VALUE);
+    ReadResponse batch = taken.batch();
     if (batch.getRecordsCount() > 0) {
+      nextSeqNum = batch.getRecords(batch.getRecordsCount() - 1).getSeqNum() + 1;
       countLeft -= batch.getRecordsCount();
-      bytesLeft -= bytes;
+      bytesLeft -= taken.meteredBytes();
       out.onNext(ReadSessionResponse.newBuilder().setBatch(batch).build());
       lastSentMs = nowMs.getAsLong();
       metrics.readDelivered(batch.getRecordsList());
@@ -393,7 +355,7 @@ public final class ReadSessionCall {
         return false;
       }
     }
-    if (untilReached) {
+    if (taken.untilReached()) {
       finish();
       return false;
     }

@@ -13,7 +13,9 @@ import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.gateway.metrics.DataPlaneMetrics;
+import io.nova.gateway.http.SseStream;
 import io.nova.node.testing.LocalCluster;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -141,6 +143,65 @@ class ReadSessionPushTest {
       } finally {
         pool.shutdownNow();
       }
+    }
+  }
+
+  @Test
+  void anSseSessionOnTheLeaderIsPushedEveryRecordOnceInOrder() throws Exception {
+    String leader = cluster.awaitLeader(shard.name(), Duration.ofSeconds(20));
+    try (NovaClient client = NovaClient.builder().endpoints(cluster.endpoint(leader)).build()) {
+      StreamAddress s = new StreamAddress("push", "sse-order");
+      client.createStream(s);
+      client.append(s, bodies(0, 100));
+      long pushedBefore = pushed(leader);
+      HttpClient http = HttpClient.newHttpClient();
+      try (SseStream sse = SseStream.open(http,
+          cluster.httpUrl(leader) + "/v1/basins/push/streams/sse-order/records?seq_num=0&heartbeat_ms=300")) {
+        assertThat(sse.status()).isEqualTo(200);
+        // The backlog is read; the session then reaches the tail and subscribes.
+        for (int i = 0; i < 100; i++) {
+          assertThat(sse.nextOf("record", Duration.ofSeconds(30)).id()).isEqualTo(Integer.toString(i));
+        }
+        sse.nextOf("heartbeat", Duration.ofSeconds(30));
+        try (Producer producer = client.openStream(s)) {
+          for (int i = 100; i < 2_100; i++) {
+            producer.append(AppendRecord.ofUtf8("r" + i));
+          }
+          producer.flush();
+        }
+        for (int i = 100; i < 2_100; i++) {
+          SseStream.Event e = sse.nextOf("record", Duration.ofSeconds(30));
+          assertThat(e.id()).isEqualTo(Integer.toString(i));
+          assertThat(e.data()).contains("\"r" + i + "\"");
+        }
+      }
+      assertThat(pushed(leader) - pushedBefore).as("batches pushed to the SSE session by the leader").isPositive();
+    }
+  }
+
+  @Test
+  void anSseSessionsPushedRecordsHonourItsCountLimitAndItsHeartbeatsGoOn() throws Exception {
+    String leader = cluster.awaitLeader(shard.name(), Duration.ofSeconds(20));
+    try (NovaClient client = NovaClient.builder().endpoints(cluster.endpoint(leader)).build()) {
+      StreamAddress s = new StreamAddress("push", "sse-count");
+      client.createStream(s);
+      long pushedBefore = pushed(leader);
+      HttpClient http = HttpClient.newHttpClient();
+      try (SseStream sse = SseStream.open(http, cluster.httpUrl(leader)
+          + "/v1/basins/push/streams/sse-count/records?seq_num=0&count=150&heartbeat_ms=200")) {
+        sse.nextOf("heartbeat", Duration.ofSeconds(30));
+        // Subscribed and idle: heartbeats still come, each from a read that proves the tail.
+        assertThat(sse.nextOf("heartbeat", Duration.ofSeconds(30)).data()).contains("\"seq_num\":0");
+        for (int i = 0; i < 300; i += 100) {
+          client.append(s, bodies(i, 100));
+        }
+        for (int i = 0; i < 150; i++) {
+          assertThat(sse.nextOf("record", Duration.ofSeconds(30)).id()).isEqualTo(Integer.toString(i));
+        }
+        SseStream.Event end = sse.next(Duration.ofSeconds(30)).orElseThrow();
+        assertThat(end.event()).isEqualTo("end");
+      }
+      assertThat(pushed(leader) - pushedBefore).as("batches pushed to the SSE session by the leader").isPositive();
     }
   }
 
