@@ -8,7 +8,10 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.AccessTokenInfo;
 import io.nova.proto.v1.Operation;
@@ -145,6 +148,10 @@ public final class MetaState {
         return revokeToken(command.getRevokeToken().getId(), command.getRevokeToken().getRevokedAtMs());
       case SEED_PLACEMENT:
         return seedPlacement(command.getSeedPlacement().getPlacement(), logIndex);
+      case REGISTER_NODE:
+        return registerNode(command.getRegisterNode().getNode(), logIndex);
+      case REMOVE_NODE:
+        return removeNode(command.getRemoveNode().getNodeId(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -296,6 +303,117 @@ public final class MetaState {
     shardStreamCounts = Arrays.copyOf(shardStreamCounts, shards);
     return new Applied(MetaResult.newBuilder().setPlacement(placement).build(),
         new MetaChange.PlacementPut(placement));
+  }
+
+  /**
+   * Registers {@code node} (JOINING or UP) in the node registry; the placement's version becomes this
+   * entry's index. Refused, changing nothing: UNAVAILABLE before a placement is seeded; ALREADY_EXISTS when
+   * the id is registered (in any state, so a removed id is never reused) or another node has one of its
+   * addresses. Repeats of a JOINING node with the same addresses are not refused, so that add-node can be
+   * repeated until the node answers: a command saying UP moves it to UP, one saying JOINING answers the
+   * placement unchanged. An UP node registered again is ALREADY_EXISTS.
+   */
+  private Applied registerNode(RegisteredNode node, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> existing = nodeIndex(node.getNodeId());
+    if (existing.isPresent()) {
+      RegisteredNode stored = placement.getNodes(existing.get());
+      boolean sameAddresses = stored.getRaftAddress().equals(node.getRaftAddress())
+          && stored.getApiAddress().equals(node.getApiAddress()) && stored.getHttpAddress().equals(node.getHttpAddress());
+      if (sameAddresses && stored.getState() == NodeState.NODE_STATE_JOINING
+          && node.getState() == NodeState.NODE_STATE_JOINING) {
+        return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+      }
+      if (sameAddresses && stored.getState() == NodeState.NODE_STATE_JOINING
+          && node.getState() == NodeState.NODE_STATE_UP) {
+        return placementChanged(placement.toBuilder().setNodes(existing.get(), node), logIndex);
+      }
+      return refused(Errors.alreadyExists("node", node.getNodeId() + " (registered "
+          + stateName(stored.getState()) + " with raft " + stored.getRaftAddress() + ", api "
+          + stored.getApiAddress() + ", http " + stored.getHttpAddress() + "; node ids are never reused)"));
+    }
+    for (RegisteredNode other : placement.getNodesList()) {
+      for (String address : List.of(node.getRaftAddress(), node.getApiAddress(), node.getHttpAddress())) {
+        if (other.getState() != NodeState.NODE_STATE_REMOVED && (address.equals(other.getRaftAddress())
+            || address.equals(other.getApiAddress()) || address.equals(other.getHttpAddress()))) {
+          return refused(Errors.alreadyExists("node address", address + " (registered to node "
+              + other.getNodeId() + ")"));
+        }
+      }
+    }
+    if (placement.getNodesCount() >= PlacementRules.NODES_MAX) {
+      return refused(Errors.resourceExhausted("nodes <= " + PlacementRules.NODES_MAX, "the registry holds "
+          + PlacementRules.NODES_MAX + " nodes, removed ones included; nothing was changed"));
+    }
+    return placementChanged(placement.toBuilder().addNodes(node), logIndex);
+  }
+
+  /**
+   * Marks node {@code nodeId} REMOVED; the placement's version becomes this entry's index. Removing a
+   * removed node answers the placement unchanged. Refused, changing nothing: UNAVAILABLE before a
+   * placement is seeded; NOT_FOUND for an unknown id; FAILED_PRECONDITION (MembershipRefused naming the
+   * groups) while any group places a replica on it (its last replica holder or not: drain it first).
+   */
+  private Applied removeNode(String nodeId, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> index = nodeIndex(nodeId);
+    if (index.isEmpty()) {
+      return refused(Errors.notFound("node", nodeId));
+    }
+    RegisteredNode stored = placement.getNodes(index.get());
+    if (stored.getState() == NodeState.NODE_STATE_REMOVED) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    List<String> hosted = placement.getGroupsList().stream().filter(g -> g.getReplicasList().contains(nodeId))
+        .map(PlacedGroup::getName).toList();
+    if (!hosted.isEmpty()) {
+      List<String> only = placement.getGroupsList().stream()
+          .filter(g -> g.getReplicasCount() == 1 && g.getReplicas(0).equals(nodeId)).map(PlacedGroup::getName)
+          .toList();
+      return refused(Errors.membershipRefused(nodeId, hosted, "node " + nodeId + " still hosts a replica of "
+          + String.join(", ", hosted) + (only.isEmpty() ? "" : " (the only replica of " + String.join(", ", only)
+          + ")") + "; drain it first (nova cluster drain-node " + nodeId + "); nothing was changed"));
+    }
+    return placementChanged(placement.toBuilder()
+        .setNodes(index.get(), stored.toBuilder().setState(NodeState.NODE_STATE_REMOVED)), logIndex);
+  }
+
+  private Applied placementChanged(Placement.Builder changed, long logIndex) {
+    Placement next = changed.setVersion(logIndex).build();
+    Invariants.check(PlacementRules.error(next).isEmpty(), "a membership change broke the placement: %s",
+        PlacementRules.error(next));
+    placement = next;
+    return new Applied(MetaResult.newBuilder().setPlacement(placement).build(),
+        new MetaChange.PlacementPut(placement));
+  }
+
+  private Optional<Integer> nodeIndex(String nodeId) {
+    for (int i = 0; i < placement.getNodesCount(); i++) {
+      if (placement.getNodes(i).getNodeId().equals(nodeId)) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static ErrorDetail notSeeded() {
+    return Errors.unavailable(false, "the meta group has no placement yet (its leader seeds it from the"
+        + " configuration once elected); retry shortly; nothing was changed");
+  }
+
+  /** "joining", "up", "draining" or "removed": a node state as the operator reads it. */
+  public static String stateName(NodeState state) {
+    return switch (state) {
+      case NODE_STATE_JOINING -> "joining";
+      case NODE_STATE_UP -> "up";
+      case NODE_STATE_DRAINING -> "draining";
+      case NODE_STATE_REMOVED -> "removed";
+      default -> "";
+    };
   }
 
   /** The node registry and group placement, when seeded. */

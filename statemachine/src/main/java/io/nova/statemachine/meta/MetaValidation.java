@@ -44,11 +44,15 @@ public final class MetaValidation {
         return TokenRules.idError(command.getRevokeToken().getId());
       case SEED_PLACEMENT:
         return PlacementRules.error(command.getSeedPlacement().getPlacement());
+      case REGISTER_NODE:
+        return PlacementRules.newNodeError(command.getRegisterNode().getNode());
+      case REMOVE_NODE:
+        return PlacementRules.nodeIdError(command.getRemoveNode().getNodeId());
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement", "the meta command has"
+            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement, register_node, remove_node", "the meta command has"
             + " no kind: set one of create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
-            + " issue_token, revoke_token, seed_placement"));
+            + " issue_token, revoke_token, seed_placement, register_node, remove_node"));
     }
   }
 }

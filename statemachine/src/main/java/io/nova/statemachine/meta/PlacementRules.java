@@ -93,6 +93,50 @@ public final class PlacementRules {
     return Optional.empty();
   }
 
+  /** The most characters of a node id (a Ratis peer id and a folder name on the node). */
+  public static final int NODE_ID_CHARS_MAX = 64;
+
+  /**
+   * INVALID_ARGUMENT when {@code nodeId} is not a node id: 1 to {@value #NODE_ID_CHARS_MAX} characters of
+   * letters, digits, '-', '_' and '.'.
+   */
+  public static Optional<ErrorDetail> nodeIdError(String nodeId) {
+    if (nodeId.isEmpty() || nodeId.length() > NODE_ID_CHARS_MAX || !nodeId.matches("[A-Za-z0-9._-]+")) {
+      return invalid("node_id", "1.." + NODE_ID_CHARS_MAX + " letters, digits, '-', '_' or '.'",
+          "node id \"" + nodeId + "\" is not valid");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * INVALID_ARGUMENT when {@code node} cannot be registered: a bad id ({@link #nodeIdError}), an address
+   * that is not {@code host:port} (port 1..65535), or a state other than JOINING or UP.
+   */
+  public static Optional<ErrorDetail> newNodeError(RegisteredNode node) {
+    return nodeIdError(node.getNodeId())
+        .or(() -> addressError("raft_address", node.getRaftAddress()))
+        .or(() -> addressError("api_address", node.getApiAddress()))
+        .or(() -> addressError("http_address", node.getHttpAddress()))
+        .or(() -> node.getState() == NodeState.NODE_STATE_JOINING || node.getState() == NodeState.NODE_STATE_UP
+            ? Optional.empty()
+            : invalid("node.state", "joining or up", "a node is registered joining or up, not " + node.getState()));
+  }
+
+  private static Optional<ErrorDetail> addressError(String field, String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon > 0) {
+      try {
+        int port = Integer.parseInt(address.substring(colon + 1));
+        if (port >= 1 && port <= 65_535) {
+          return Optional.empty();
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+    }
+    return invalid(field, "host:port, port 1..65535", field + " \"" + address + "\" is not host:port");
+  }
+
   private static Optional<ErrorDetail> replicasError(PlacedGroup group, Map<String, RegisteredNode> byId) {
     int count = group.getReplicasCount();
     if (count < 1 || count > REPLICAS_MAX) {
