@@ -731,6 +731,51 @@ public final class NovaClient implements AutoCloseable {
                 e -> control(e).rebalance(request))));
     }
 
+    /**
+     * Registers a node in the cluster's node registry (needs {@code cluster-admin}). The answering node asks
+     * {@code apiAddress} for the node's info first (a few seconds at most): {@code memberState} "up" when it
+     * answers as {@code nodeId} of this cluster, "joining" when it does not answer; call again once the node
+     * runs to make it "up". Adds no replica anywhere. One wire attempt.
+     *
+     * @param nodeId the new node's id: 1 to 64 letters, digits, '-', '_' or '.'; never a removed node's
+     * @param raftAddress host:port of its Raft server; apiAddress and httpAddress of its APIs likewise
+     * @throws io.nova.client.errors.AlreadyExistsException when the id or an address is registered already
+     * @throws io.nova.client.errors.MembershipRefusedException when the address answers as another node or
+     *     cluster
+     * @throws io.nova.client.errors.InvalidArgumentException for a bad id or address
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public MemberNode addNode(String nodeId, String raftAddress, String apiAddress, String httpAddress) {
+        checkOpen();
+        io.nova.proto.v1.AddNodeRequest request = io.nova.proto.v1.AddNodeRequest.newBuilder()
+                .setNodeId(Objects.requireNonNull(nodeId, "nodeId"))
+                .setRaftAddress(Objects.requireNonNull(raftAddress, "raftAddress"))
+                .setApiAddress(Objects.requireNonNull(apiAddress, "apiAddress"))
+                .setHttpAddress(Objects.requireNonNull(httpAddress, "httpAddress")).build();
+        io.nova.proto.v1.AddNodeResponse r = Blocking.await(call(CallInfo.of("AddNode", nodeId, CallKind.WRITE),
+                e -> control(e).addNode(request)));
+        return Protos.memberNode(r.getNode(), r.getPlacementVersion());
+    }
+
+    /**
+     * Marks a node removed from the cluster's node registry (needs {@code cluster-admin}); its id is never
+     * reused. Allowed only once no group places a replica on it. Removing a removed node answers it again.
+     * One wire attempt.
+     *
+     * @throws io.nova.client.errors.NotFoundException for an unknown node id
+     * @throws io.nova.client.errors.MembershipRefusedException while the node hosts a replica
+     *     ({@code groups()} names the groups)
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public MemberNode removeNode(String nodeId) {
+        checkOpen();
+        io.nova.proto.v1.RemoveNodeRequest request = io.nova.proto.v1.RemoveNodeRequest.newBuilder()
+                .setNodeId(Objects.requireNonNull(nodeId, "nodeId")).build();
+        io.nova.proto.v1.RemoveNodeResponse r = Blocking.await(call(CallInfo.of("RemoveNode", nodeId,
+                CallKind.WRITE), e -> control(e).removeNode(request)));
+        return Protos.memberNode(r.getNode(), r.getPlacementVersion());
+    }
+
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
     @Override
     public void close() {

@@ -22,6 +22,8 @@ import io.nova.gateway.auth.TokenVerifier;
 import io.nova.gateway.http.AuthRoutes;
 import io.nova.gateway.s2.S2Routes;
 import io.nova.gateway.controlplane.ControlPlane;
+import io.nova.gateway.controlplane.Membership;
+import io.nova.gateway.http.MembershipRoutes;
 import io.nova.gateway.controlplane.ControlPlaneService;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.dataplane.DataPlaneService;
@@ -173,6 +175,8 @@ public final class NovaServer implements AutoCloseable {
     var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock, tailFeeds);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
         balancer::rebalance);
+    Membership membership = new Membership(groups, peerNodeInfo, config.clusterName());
+    controlService.withMembership(membership);
     GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);
     Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, api.port()),
             apiTls.serverCredentials())
@@ -209,7 +213,8 @@ public final class NovaServer implements AutoCloseable {
           config.nodeId(), dataPlane, controlPlane, node::readiness, clock, tuning,
           List.of(authorizer == null ? AuthRoutes.OFF
                   : new AuthRoutes(authorizer, config.auth().protectMetrics(), List.of(s2)),
-              new MetricsRoutes(node.metrics().exposition()), s2), apiTls, config.cors());
+              new MetricsRoutes(node.metrics().exposition()), s2,
+              new MembershipRoutes(membership, tuning.httpRequestBodyBytesMax())), apiTls, config.cors());
     } catch (IOException e) {
       Runnable[] closers = {health::close, balancer::close, grpc::shutdownNow, peerNodeInfo::close, groups::close,
           node::close,

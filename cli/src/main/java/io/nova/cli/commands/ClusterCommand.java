@@ -4,15 +4,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.nova.cli.ExitCodes;
 import io.nova.client.ClusterStatus;
+import io.nova.client.MemberNode;
 import io.nova.client.NovaClient;
 import io.nova.client.RebalanceResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code cluster status} and {@code cluster rebalance}. */
+/** {@code cluster status}, {@code rebalance}, {@code add-node} and {@code remove-node}. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Inspect the cluster and even out its leaders.",
-    subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class})
+    description = "Inspect the cluster, even out its leaders, register and remove nodes.",
+    subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
+        ClusterCommand.RemoveNode.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -76,5 +78,74 @@ public final class ClusterCommand implements Runnable {
           : RebalanceFormat.text(result));
       return ExitCodes.OK;
     }
+  }
+
+  @Command(name = "add-node", mixinStandardHelpOptions = true,
+      description = {"Register a node in the meta group's node registry (docs/operations.md, Membership). The "
+          + "answering node asks the new node's API address for its info first: it is registered up when it "
+          + "answers as ID of this cluster, joining when it does not answer (run the command again once it "
+          + "runs). Adds no replica anywhere.",
+          "Refused, changing nothing: an id (removed ones too) or address already registered, an address that "
+          + "answers as another node or another cluster."})
+  public static final class AddNode extends ClientCommand {
+
+    @Option(names = "--id", required = true, paramLabel = "ID", description = "The new node's id.")
+    String id;
+
+    @Option(names = "--raft", required = true, paramLabel = "HOST:PORT", description = "Its Raft address.")
+    String raft;
+
+    @Option(names = "--api", required = true, paramLabel = "HOST:PORT", description = "Its gRPC API address.")
+    String api;
+
+    @Option(names = "--http", required = true, paramLabel = "HOST:PORT", description = "Its HTTP API address.")
+    String http;
+
+    @Option(names = {"-j", "--json"}, description = "Print the node as JSON (field names in docs/cli.md).")
+    boolean json;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      MemberNode node = client.addNode(id, raft, api, http);
+      Output.line(main().out(), json ? json(node) : describe(node));
+      return ExitCodes.OK;
+    }
+  }
+
+  @Command(name = "remove-node", mixinStandardHelpOptions = true,
+      description = {"Mark a node removed in the meta group's node registry; its id is never reused. Allowed "
+          + "only when no group places a replica on it (drain it first); refused otherwise, naming the groups."})
+  public static final class RemoveNode extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The node's id.")
+    String id;
+
+    @Option(names = {"-j", "--json"}, description = "Print the node as JSON (field names in docs/cli.md).")
+    boolean json;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      MemberNode node = client.removeNode(id);
+      Output.line(main().out(), json ? json(node) : describe(node));
+      return ExitCodes.OK;
+    }
+  }
+
+  /** The node as one JSON object: node_id, raft_address, api_address, http_address, member_state, placement_version. */
+  static String json(MemberNode node) throws com.fasterxml.jackson.core.JsonProcessingException {
+    java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+    out.put("node_id", node.nodeId());
+    out.put("raft_address", node.raftAddress());
+    out.put("api_address", node.apiAddress());
+    out.put("http_address", node.httpAddress());
+    out.put("member_state", node.memberState());
+    out.put("placement_version", node.placementVersion());
+    return new ObjectMapper().writeValueAsString(out);
+  }
+
+  /** One line: "node n4 up (raft h:p, api h:p, http h:p), placement version 42". */
+  static String describe(MemberNode node) {
+    return "node " + node.nodeId() + " " + node.memberState() + " (raft " + node.raftAddress() + ", api "
+        + node.apiAddress() + ", http " + node.httpAddress() + "), placement version " + node.placementVersion();
   }
 }

@@ -144,6 +144,8 @@ public final class ErrorMapper {
                     }, d.getProducerSequenceRejected().getBatchSeq(),
                     d.getProducerSequenceRejected().getExpectedBatchSeq(), text, cause);
             case BASIN_NOT_EMPTY -> new BasinNotEmptyException(d.getBasinNotEmpty().getBasin(), cause);
+            case MEMBERSHIP_REFUSED -> new io.nova.client.errors.MembershipRefusedException(
+                    d.getMembershipRefused().getNodeId(), d.getMembershipRefused().getGroupsList(), text, cause);
             case INVALID_ARGUMENT -> new InvalidArgumentException(
                     d.getInvalidArgument().getField(), d.getInvalidArgument().getLimit(), text, cause);
             case NOT_FOUND -> new NotFoundException(

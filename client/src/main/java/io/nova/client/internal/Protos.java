@@ -170,6 +170,12 @@ public final class Protos {
         return out.build();
     }
 
+    /** A registry entry from a membership verb's answer as a {@link io.nova.client.MemberNode}. */
+    public static io.nova.client.MemberNode memberNode(io.nova.proto.v1.NodeStatus n, long placementVersion) {
+        return new io.nova.client.MemberNode(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getHttpAddress(),
+                n.getMemberState(), placementVersion);
+    }
+
     /** A wire leader balance answer as a {@link RebalanceResult}. */
     public static RebalanceResult rebalance(RebalanceResponse r) {
         return new RebalanceResult(r.getNodeId(), leaders(r.getLeadersBeforeList()), leaders(r.getLeadersAfterList()),

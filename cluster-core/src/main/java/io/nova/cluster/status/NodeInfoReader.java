@@ -36,6 +36,7 @@ public final class NodeInfoReader {
   public GetNodeInfoResponse read() {
     GetNodeInfoResponse.Builder b = GetNodeInfoResponse.newBuilder()
         .setNodeId(node.config().nodeId())
+        .setClusterName(node.config().clusterName())
         .setVersion(NovaVersion.current())
         .setDiskLow(node.disk().isLow());
     if (node.disk().freeBytes() >= 0) {

@@ -78,7 +78,8 @@ final class StatusAssembly {
 
   /**
    * {@code status} with the placement it was built from (ADR 0028): its version, and each node's state in
-   * the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}). Unchanged when
+   * the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}); removed nodes, which
+   * the layout leaves out, are appended (down, not probed). Unchanged when
    * {@code placement} is empty (the answering node has not read one from the meta group yet).
    */
   static GetClusterStatusResponse withPlacement(GetClusterStatusResponse status, Optional<Placement> placement) {
@@ -92,6 +93,15 @@ final class StatusAssembly {
     GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion());
     for (NodeStatus.Builder node : b.getNodesBuilderList()) {
       node.setMemberState(states.getOrDefault(node.getNodeId(), ""));
+      states.remove(node.getNodeId());
+    }
+    // Registry entries the layout leaves out (removed nodes) are listed too, after the others, never probed.
+    for (RegisteredNode node : placement.get().getNodesList()) {
+      if (states.containsKey(node.getNodeId())) {
+        b.addNodes(NodeStatus.newBuilder().setNodeId(node.getNodeId()).setRaftAddress(node.getRaftAddress())
+            .setApiAddress(node.getApiAddress()).setHttpAddress(node.getHttpAddress())
+            .setMemberState(memberState(node)));
+      }
     }
     return b.build();
   }

@@ -159,4 +159,28 @@ class StatusAssemblyTest {
         Map.of("n1", n1, "n2", n2), Set.of()), "shard-0");
     assertThat(shard.getStreamCount()).isEqualTo(2);
   }
+
+  @Test
+  void thePlacementSetsEachNodesMemberStateAndListsRemovedNodesLastWithoutProbingThem() {
+    GetClusterStatusResponse status = GetClusterStatusResponse.newBuilder()
+        .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n1").setUp(true))
+        .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n4").setUp(false))
+        .build();
+    io.nova.proto.internal.Placement placement = io.nova.proto.internal.Placement.newBuilder().setVersion(42)
+        .addNodes(registered("n1", io.nova.proto.internal.NodeState.NODE_STATE_UP))
+        .addNodes(registered("n9", io.nova.proto.internal.NodeState.NODE_STATE_REMOVED))
+        .addNodes(registered("n4", io.nova.proto.internal.NodeState.NODE_STATE_JOINING))
+        .build();
+    GetClusterStatusResponse with = StatusAssembly.withPlacement(status, java.util.Optional.of(placement));
+    assertThat(with.getPlacementVersion()).isEqualTo(42);
+    assertThat(with.getNodesList()).extracting(n -> n.getNodeId() + "=" + n.getMemberState() + "/" + n.getUp())
+        .containsExactly("n1=up/true", "n4=joining/false", "n9=removed/false");
+    assertThat(with.getNodes(2).getRaftAddress()).isEqualTo("h:r-n9");
+    assertThat(StatusAssembly.withPlacement(status, java.util.Optional.empty())).isEqualTo(status);
+  }
+
+  private static io.nova.proto.internal.RegisteredNode registered(String id, io.nova.proto.internal.NodeState state) {
+    return io.nova.proto.internal.RegisteredNode.newBuilder().setNodeId(id).setRaftAddress("h:r-" + id)
+        .setApiAddress("h:a-" + id).setHttpAddress("h:h-" + id).setState(state).build();
+  }
 }

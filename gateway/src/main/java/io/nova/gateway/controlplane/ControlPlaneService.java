@@ -47,6 +47,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   private final Supplier<GetNodeInfoResponse> nodeInfo;
   private final AccessTokens tokens;
   private final IntFunction<RebalanceResponse> rebalance;
+  private Membership membership;
 
   /**
    * @param clusterStatus builds the cluster status (asks the other nodes; takes up to about a second)
@@ -167,6 +168,37 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
       RequestChecks.rebalanceTransfersMax(request.getTransfersMax());
       return rebalance.apply(request.getTransfersMax());
     });
+  }
+
+  /**
+   * Serves AddNode and RemoveNode with {@code membership}; without it (the default) they answer
+   * UNIMPLEMENTED. Call before the service is added to a server.
+   *
+   * @return this
+   */
+  public ControlPlaneService withMembership(Membership membership) {
+    this.membership = membership;
+    return this;
+  }
+
+  @Override
+  public void addNode(io.nova.proto.v1.AddNodeRequest request,
+      StreamObserver<io.nova.proto.v1.AddNodeResponse> observer) {
+    if (membership == null) {
+      super.addNode(request, observer);
+      return;
+    }
+    UnaryCalls.serve("AddNode", observer, () -> membership.addNode(request));
+  }
+
+  @Override
+  public void removeNode(io.nova.proto.v1.RemoveNodeRequest request,
+      StreamObserver<io.nova.proto.v1.RemoveNodeResponse> observer) {
+    if (membership == null) {
+      super.removeNode(request, observer);
+      return;
+    }
+    UnaryCalls.serve("RemoveNode", observer, () -> membership.removeNode(request));
   }
 
   @Override

@@ -17,7 +17,8 @@ public final class StatusMapper {
   /** The gRPC code for a detail's kind. */
   public static Status.Code code(ErrorDetail detail) {
     return switch (detail.getKindCase()) {
-      case SEQUENCE_MISMATCH, FENCED_OUT, BASIN_NOT_EMPTY, PRODUCER_SEQUENCE_REJECTED -> Status.Code.FAILED_PRECONDITION;
+      case SEQUENCE_MISMATCH, FENCED_OUT, BASIN_NOT_EMPTY, PRODUCER_SEQUENCE_REJECTED, MEMBERSHIP_REFUSED ->
+          Status.Code.FAILED_PRECONDITION;
       case INVALID_ARGUMENT -> Status.Code.INVALID_ARGUMENT;
       case NOT_FOUND -> Status.Code.NOT_FOUND;
       case ALREADY_EXISTS -> Status.Code.ALREADY_EXISTS;

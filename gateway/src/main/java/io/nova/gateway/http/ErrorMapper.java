@@ -47,6 +47,11 @@ public final class ErrorMapper {
         f.put("basin", detail.getBasinNotEmpty().getBasin());
         return error(409, "basin_not_empty", message, f);
       }
+      case MEMBERSHIP_REFUSED -> {
+        f.put("node_id", detail.getMembershipRefused().getNodeId());
+        f.put("groups", detail.getMembershipRefused().getGroupsList());
+        return error(409, "membership_refused", message, f);
+      }
       case INVALID_ARGUMENT -> {
         return ApiError.invalidArgument(detail.getInvalidArgument().getField(),
             detail.getInvalidArgument().getLimit(), message);

@@ -63,6 +63,15 @@ public final class RequestBodies {
     }
   }
 
+  /** {@code POST /v1/cluster/nodes}: the node to register (ADR 0028). */
+  record AddNode(String nodeId, String raftAddress, String apiAddress, String httpAddress) {
+    io.nova.proto.v1.AddNodeRequest toProto() {
+      return io.nova.proto.v1.AddNodeRequest.newBuilder().setNodeId(required(nodeId, "node_id"))
+          .setRaftAddress(required(raftAddress, "raft_address")).setApiAddress(required(apiAddress, "api_address"))
+          .setHttpAddress(required(httpAddress, "http_address")).build();
+    }
+  }
+
   /** {@code POST /v1/basins/{basin}/streams}, with an optional configuration over the basin's defaults. */
   record CreateStream(String stream, Config config) {
     String checkedStream() {

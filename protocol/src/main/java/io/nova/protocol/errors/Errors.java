@@ -128,6 +128,17 @@ public final class Errors {
         .build();
   }
 
+  /**
+   * FAILED_PRECONDITION: a membership verb on {@code nodeId} cannot be done in the cluster's current shape;
+   * {@code groups} (possibly empty) are the groups whose replicas on the node block it. Nothing changed.
+   */
+  public static ErrorDetail membershipRefused(String nodeId, java.util.List<String> groups, String message) {
+    return ErrorDetail.newBuilder()
+        .setMessage(message)
+        .setMembershipRefused(io.nova.proto.v1.MembershipRefused.newBuilder().setNodeId(nodeId).addAllGroups(groups))
+        .build();
+  }
+
   /** UNAVAILABLE: retry later; {@code mayHaveTakenEffect} says whether a write's outcome is unknown. */
   public static ErrorDetail unavailable(boolean mayHaveTakenEffect, String message) {
     return ErrorDetail.newBuilder()

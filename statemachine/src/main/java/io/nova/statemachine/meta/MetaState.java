@@ -8,7 +8,14 @@ import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.AdvanceReplicaMoveCommand;
+import io.nova.proto.internal.BeginReplicaMoveCommand;
+import io.nova.proto.internal.MoveStep;
+import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.ReplicaMove;
+import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.internal.StoredToken;
 import io.nova.proto.v1.AccessTokenInfo;
 import io.nova.proto.v1.Operation;
@@ -145,6 +152,14 @@ public final class MetaState {
         return revokeToken(command.getRevokeToken().getId(), command.getRevokeToken().getRevokedAtMs());
       case SEED_PLACEMENT:
         return seedPlacement(command.getSeedPlacement().getPlacement(), logIndex);
+      case REGISTER_NODE:
+        return registerNode(command.getRegisterNode().getNode(), logIndex);
+      case REMOVE_NODE:
+        return removeNode(command.getRemoveNode().getNodeId(), logIndex);
+      case BEGIN_REPLICA_MOVE:
+        return beginReplicaMove(command.getBeginReplicaMove(), logIndex);
+      case ADVANCE_REPLICA_MOVE:
+        return advanceReplicaMove(command.getAdvanceReplicaMove(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -296,6 +311,228 @@ public final class MetaState {
     shardStreamCounts = Arrays.copyOf(shardStreamCounts, shards);
     return new Applied(MetaResult.newBuilder().setPlacement(placement).build(),
         new MetaChange.PlacementPut(placement));
+  }
+
+  /**
+   * Registers {@code node} (JOINING or UP) in the node registry; the placement's version becomes this
+   * entry's index. Refused, changing nothing: UNAVAILABLE before a placement is seeded; ALREADY_EXISTS when
+   * the id is registered (in any state, so a removed id is never reused) or another node has one of its
+   * addresses. Repeats of a JOINING node with the same addresses are not refused, so that add-node can be
+   * repeated until the node answers: a command saying UP moves it to UP, one saying JOINING answers the
+   * placement unchanged. An UP node registered again is ALREADY_EXISTS.
+   */
+  private Applied registerNode(RegisteredNode node, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> existing = nodeIndex(node.getNodeId());
+    if (existing.isPresent()) {
+      RegisteredNode stored = placement.getNodes(existing.get());
+      boolean sameAddresses = stored.getRaftAddress().equals(node.getRaftAddress())
+          && stored.getApiAddress().equals(node.getApiAddress()) && stored.getHttpAddress().equals(node.getHttpAddress());
+      if (sameAddresses && stored.getState() == NodeState.NODE_STATE_JOINING
+          && node.getState() == NodeState.NODE_STATE_JOINING) {
+        return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+      }
+      if (sameAddresses && stored.getState() == NodeState.NODE_STATE_JOINING
+          && node.getState() == NodeState.NODE_STATE_UP) {
+        return placementChanged(placement.toBuilder().setNodes(existing.get(), node), logIndex);
+      }
+      return refused(Errors.alreadyExists("node", node.getNodeId() + " (registered "
+          + stateName(stored.getState()) + " with raft " + stored.getRaftAddress() + ", api "
+          + stored.getApiAddress() + ", http " + stored.getHttpAddress() + "; node ids are never reused)"));
+    }
+    for (RegisteredNode other : placement.getNodesList()) {
+      for (String address : List.of(node.getRaftAddress(), node.getApiAddress(), node.getHttpAddress())) {
+        if (other.getState() != NodeState.NODE_STATE_REMOVED && (address.equals(other.getRaftAddress())
+            || address.equals(other.getApiAddress()) || address.equals(other.getHttpAddress()))) {
+          return refused(Errors.alreadyExists("node address", address + " (registered to node "
+              + other.getNodeId() + ")"));
+        }
+      }
+    }
+    if (placement.getNodesCount() >= PlacementRules.NODES_MAX) {
+      return refused(Errors.resourceExhausted("nodes <= " + PlacementRules.NODES_MAX, "the registry holds "
+          + PlacementRules.NODES_MAX + " nodes, removed ones included; nothing was changed"));
+    }
+    return placementChanged(placement.toBuilder().addNodes(node), logIndex);
+  }
+
+  /**
+   * Marks node {@code nodeId} REMOVED; the placement's version becomes this entry's index. Removing a
+   * removed node answers the placement unchanged. Refused, changing nothing: UNAVAILABLE before a
+   * placement is seeded; NOT_FOUND for an unknown id; FAILED_PRECONDITION (MembershipRefused naming the
+   * groups) while any group places a replica on it (its last replica holder or not: drain it first).
+   */
+  private Applied removeNode(String nodeId, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> index = nodeIndex(nodeId);
+    if (index.isEmpty()) {
+      return refused(Errors.notFound("node", nodeId));
+    }
+    RegisteredNode stored = placement.getNodes(index.get());
+    if (stored.getState() == NodeState.NODE_STATE_REMOVED) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    List<String> hosted = placement.getGroupsList().stream()
+        .filter(g -> g.getReplicasList().contains(nodeId) || g.getLearnersList().contains(nodeId))
+        .map(PlacedGroup::getName).toList();
+    if (!hosted.isEmpty()) {
+      List<String> only = placement.getGroupsList().stream()
+          .filter(g -> g.getReplicasCount() == 1 && g.getReplicas(0).equals(nodeId)).map(PlacedGroup::getName)
+          .toList();
+      return refused(Errors.membershipRefused(nodeId, hosted, "node " + nodeId + " still hosts a replica of "
+          + String.join(", ", hosted) + (only.isEmpty() ? "" : " (the only replica of " + String.join(", ", only)
+          + ")") + "; drain it first (nova cluster drain-node " + nodeId + "); nothing was changed"));
+    }
+    return placementChanged(placement.toBuilder()
+        .setNodes(index.get(), stored.toBuilder().setState(NodeState.NODE_STATE_REMOVED)), logIndex);
+  }
+
+  /**
+   * Records a move of {@code group}'s replica from one node to another at PLANNED and lists the target as
+   * the group's learner (ADR 0028). Refused, changing nothing: UNAVAILABLE before a placement is seeded;
+   * NOT_FOUND for an unknown group or node; FAILED_PRECONDITION (MembershipRefused) when the source hosts no
+   * replica of the group, the target is not UP or already hosts one, or the group has another move. The
+   * same move begun again answers the placement unchanged, so a driver may repeat it.
+   */
+  private Applied beginReplicaMove(BeginReplicaMoveCommand begin, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> groupIndex = groupIndex(begin.getGroup());
+    if (groupIndex.isEmpty()) {
+      return refused(Errors.notFound("group", begin.getGroup()));
+    }
+    for (String node : List.of(begin.getFromNode(), begin.getToNode())) {
+      if (nodeIndex(node).isEmpty()) {
+        return refused(Errors.notFound("node", node));
+      }
+    }
+    PlacedGroup group = placement.getGroups(groupIndex.get());
+    Optional<ReplicaMove> running = move(begin.getGroup());
+    if (running.isPresent()) {
+      if (running.get().getFromNode().equals(begin.getFromNode())
+          && running.get().getToNode().equals(begin.getToNode())) {
+        return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+      }
+      return refused(moveRefused(begin.getToNode(), group, "it is moving its replica from "
+          + running.get().getFromNode() + " to " + running.get().getToNode() + " already"));
+    }
+    if (!group.getReplicasList().contains(begin.getFromNode())) {
+      return refused(moveRefused(begin.getFromNode(), group, begin.getFromNode() + " hosts no replica of it"));
+    }
+    RegisteredNode target = placement.getNodes(nodeIndex(begin.getToNode()).get());
+    if (target.getState() != NodeState.NODE_STATE_UP || group.getReplicasList().contains(begin.getToNode())) {
+      return refused(moveRefused(begin.getToNode(), group, begin.getToNode() + " is "
+          + stateName(target.getState()) + (group.getReplicasList().contains(begin.getToNode())
+          ? " and hosts a replica of it already" : ", not up")));
+    }
+    ReplicaMove move = ReplicaMove.newBuilder().setGroup(begin.getGroup()).setFromNode(begin.getFromNode())
+        .setToNode(begin.getToNode()).setStep(MoveStep.MOVE_STEP_PLANNED).build();
+    return placementChanged(placement.toBuilder().addMoves(move)
+        .setGroups(groupIndex.get(), group.toBuilder().addLearners(begin.getToNode())), logIndex);
+  }
+
+  /**
+   * Moves {@code group}'s move from {@code from_step} to {@code to_step}, the next step, when the stored step
+   * is {@code from_step}; reaching DONE puts the target in the source's place among the replicas, drops the
+   * learner and forgets the move. A stored step equal to {@code to_step} answers the placement unchanged (a
+   * re-driven step); anything else is FAILED_PRECONDITION (MembershipRefused) and changes nothing, as is a
+   * group with no move (NOT_FOUND for an unknown group).
+   */
+  private Applied advanceReplicaMove(AdvanceReplicaMoveCommand advance, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> groupIndex = groupIndex(advance.getGroup());
+    if (groupIndex.isEmpty()) {
+      return refused(Errors.notFound("group", advance.getGroup()));
+    }
+    PlacedGroup group = placement.getGroups(groupIndex.get());
+    int moveIndex = -1;
+    for (int i = 0; i < placement.getMovesCount(); i++) {
+      if (placement.getMoves(i).getGroup().equals(advance.getGroup())) {
+        moveIndex = i;
+      }
+    }
+    if (advance.getToStep().getNumber() != advance.getFromStep().getNumber() + 1) {
+      return refused(Errors.invalidArgument("to_step", "the step after from_step", "a move advances one step"
+          + " at a time, not from " + advance.getFromStep() + " to " + advance.getToStep() + "; nothing was changed"));
+    }
+    if (moveIndex < 0) {
+      return refused(moveRefused("", group, "it has no move in progress"));
+    }
+    ReplicaMove move = placement.getMoves(moveIndex);
+    if (move.getStep() == advance.getToStep()) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    if (move.getStep() != advance.getFromStep()) {
+      return refused(moveRefused(move.getToNode(), group, "its move is at " + move.getStep() + ", not "
+          + advance.getFromStep()));
+    }
+    if (advance.getToStep() != MoveStep.MOVE_STEP_DONE) {
+      return placementChanged(placement.toBuilder().setMoves(moveIndex, move.toBuilder().setStep(advance.getToStep())),
+          logIndex);
+    }
+    List<String> replicas = new java.util.ArrayList<>(group.getReplicasList());
+    replicas.set(replicas.indexOf(move.getFromNode()), move.getToNode());
+    return placementChanged(placement.toBuilder().removeMoves(moveIndex).setGroups(groupIndex.get(),
+        group.toBuilder().clearReplicas().addAllReplicas(replicas).clearLearners()), logIndex);
+  }
+
+  private Optional<Integer> groupIndex(String name) {
+    for (int i = 0; i < placement.getGroupsCount(); i++) {
+      if (placement.getGroups(i).getName().equals(name)) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<ReplicaMove> move(String group) {
+    return placement.getMovesList().stream().filter(m -> m.getGroup().equals(group)).findFirst();
+  }
+
+  private static ErrorDetail moveRefused(String nodeId, PlacedGroup group, String why) {
+    return Errors.membershipRefused(nodeId, List.of(group.getName()), "cannot move a replica of " + group.getName()
+        + ": " + why + "; nothing was changed");
+  }
+
+  private Applied placementChanged(Placement.Builder changed, long logIndex) {
+    Placement next = changed.setVersion(logIndex).build();
+    Invariants.check(PlacementRules.error(next).isEmpty(), "a membership change broke the placement: %s",
+        PlacementRules.error(next));
+    placement = next;
+    return new Applied(MetaResult.newBuilder().setPlacement(placement).build(),
+        new MetaChange.PlacementPut(placement));
+  }
+
+  private Optional<Integer> nodeIndex(String nodeId) {
+    for (int i = 0; i < placement.getNodesCount(); i++) {
+      if (placement.getNodes(i).getNodeId().equals(nodeId)) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static ErrorDetail notSeeded() {
+    return Errors.unavailable(false, "the meta group has no placement yet (its leader seeds it from the"
+        + " configuration once elected); retry shortly; nothing was changed");
+  }
+
+  /** "joining", "up", "draining" or "removed": a node state as the operator reads it. */
+  public static String stateName(NodeState state) {
+    return switch (state) {
+      case NODE_STATE_JOINING -> "joining";
+      case NODE_STATE_UP -> "up";
+      case NODE_STATE_DRAINING -> "draining";
+      case NODE_STATE_REMOVED -> "removed";
+      default -> "";
+    };
   }
 
   /** The node registry and group placement, when seeded. */

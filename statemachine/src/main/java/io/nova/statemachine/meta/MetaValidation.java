@@ -44,11 +44,27 @@ public final class MetaValidation {
         return TokenRules.idError(command.getRevokeToken().getId());
       case SEED_PLACEMENT:
         return PlacementRules.error(command.getSeedPlacement().getPlacement());
+      case REGISTER_NODE:
+        return PlacementRules.newNodeError(command.getRegisterNode().getNode());
+      case REMOVE_NODE:
+        return PlacementRules.nodeIdError(command.getRemoveNode().getNodeId());
+      case BEGIN_REPLICA_MOVE:
+        return PlacementRules.nodeIdError(command.getBeginReplicaMove().getFromNode())
+            .or(() -> PlacementRules.nodeIdError(command.getBeginReplicaMove().getToNode()));
+      case ADVANCE_REPLICA_MOVE: {
+        var advance = command.getAdvanceReplicaMove();
+        return advance.getFromStep().getNumber() >= io.nova.proto.internal.MoveStep.MOVE_STEP_PLANNED_VALUE
+            && advance.getToStep().getNumber() <= io.nova.proto.internal.MoveStep.MOVE_STEP_DONE_VALUE
+            ? Optional.empty()
+            : Optional.of(Errors.invalidArgument("from_step", "planned..old_removed, to_step the next",
+                "a move cannot advance from " + advance.getFromStep() + " to " + advance.getToStep()));
+      }
       default:
         return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement", "the meta command has"
+            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move, advance_replica_move", "the meta command has"
             + " no kind: set one of create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
-            + " issue_token, revoke_token, seed_placement"));
+            + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
+            + " advance_replica_move"));
     }
   }
 }

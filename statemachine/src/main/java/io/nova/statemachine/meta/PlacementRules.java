@@ -1,6 +1,8 @@
 package io.nova.statemachine.meta;
 
+import io.nova.proto.internal.MoveStep;
 import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.RegisteredNode;
@@ -24,7 +26,9 @@ import java.util.UUID;
  *       {@code shard-0 .. shard-(n-1)} in order, n between 1 and {@value #SHARD_GROUPS_MAX}.
  *   <li>Every group id is a UUID, none twice.
  *   <li>Every group has 1 to {@value #REPLICAS_MAX} replicas, none twice, each a registered node that is
- *       not {@code REMOVED}.
+ *       not {@code REMOVED}; its learners are such nodes too, and none is also a replica.
+ *   <li>At most one replica move per group, at a step from PLANNED to OLD_REMOVED, moving one of the
+ *       group's replicas to its only learner; a group has learners only while it has a move.
  * </ul>
  */
 public final class PlacementRules {
@@ -90,7 +94,87 @@ public final class PlacementRules {
         return replicas;
       }
     }
+    return movesError(placement, byId);
+  }
+
+  /**
+   * The moves' invariants: at most one per group; its step between PLANNED and OLD_REMOVED; its from_node
+   * one of the group's replicas and its to_node the group's only learner; and no learner without a move.
+   */
+  private static Optional<ErrorDetail> movesError(Placement placement, Map<String, RegisteredNode> byId) {
+    Map<String, PlacedGroup> groups = new HashMap<>();
+    placement.getGroupsList().forEach(g -> groups.put(g.getName(), g));
+    Set<String> moving = new HashSet<>();
+    for (ReplicaMove move : placement.getMovesList()) {
+      PlacedGroup group = groups.get(move.getGroup());
+      if (group == null || !moving.add(move.getGroup())) {
+        return invalid("moves.group", "a placed group, one move each", "a move names group \"" + move.getGroup()
+            + "\", which is unknown or has another move");
+      }
+      if (move.getStep().getNumber() < MoveStep.MOVE_STEP_PLANNED_VALUE
+          || move.getStep().getNumber() > MoveStep.MOVE_STEP_OLD_REMOVED_VALUE) {
+        return invalid("moves.step", "planned..old_removed", "the move of " + move.getGroup() + " is at step "
+            + move.getStep());
+      }
+      if (!group.getReplicasList().contains(move.getFromNode())
+          || !group.getLearnersList().equals(java.util.List.of(move.getToNode()))) {
+        return invalid("moves", "from_node a replica, to_node the only learner", "the move of "
+            + move.getGroup() + " from " + move.getFromNode() + " to " + move.getToNode()
+            + " does not match the group's replicas " + group.getReplicasList() + " and learners "
+            + group.getLearnersList());
+      }
+    }
+    for (PlacedGroup group : placement.getGroupsList()) {
+      if (group.getLearnersCount() > 0 && !moving.contains(group.getName())) {
+        return invalid("groups.learners", "learners only during a move", "group " + group.getName()
+            + " has learners " + group.getLearnersList() + " but no move");
+      }
+    }
     return Optional.empty();
+  }
+
+  /** The most characters of a node id (a Ratis peer id and a folder name on the node). */
+  public static final int NODE_ID_CHARS_MAX = 64;
+
+  /**
+   * INVALID_ARGUMENT when {@code nodeId} is not a node id: 1 to {@value #NODE_ID_CHARS_MAX} characters of
+   * letters, digits, '-', '_' and '.'.
+   */
+  public static Optional<ErrorDetail> nodeIdError(String nodeId) {
+    if (nodeId.isEmpty() || nodeId.length() > NODE_ID_CHARS_MAX || !nodeId.matches("[A-Za-z0-9._-]+")) {
+      return invalid("node_id", "1.." + NODE_ID_CHARS_MAX + " letters, digits, '-', '_' or '.'",
+          "node id \"" + nodeId + "\" is not valid");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * INVALID_ARGUMENT when {@code node} cannot be registered: a bad id ({@link #nodeIdError}), an address
+   * that is not {@code host:port} (port 1..65535), or a state other than JOINING or UP.
+   */
+  public static Optional<ErrorDetail> newNodeError(RegisteredNode node) {
+    return nodeIdError(node.getNodeId())
+        .or(() -> addressError("raft_address", node.getRaftAddress()))
+        .or(() -> addressError("api_address", node.getApiAddress()))
+        .or(() -> addressError("http_address", node.getHttpAddress()))
+        .or(() -> node.getState() == NodeState.NODE_STATE_JOINING || node.getState() == NodeState.NODE_STATE_UP
+            ? Optional.empty()
+            : invalid("node.state", "joining or up", "a node is registered joining or up, not " + node.getState()));
+  }
+
+  private static Optional<ErrorDetail> addressError(String field, String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon > 0) {
+      try {
+        int port = Integer.parseInt(address.substring(colon + 1));
+        if (port >= 1 && port <= 65_535) {
+          return Optional.empty();
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+    }
+    return invalid(field, "host:port, port 1..65535", field + " \"" + address + "\" is not host:port");
   }
 
   private static Optional<ErrorDetail> replicasError(PlacedGroup group, Map<String, RegisteredNode> byId) {
@@ -100,7 +184,7 @@ public final class PlacementRules {
           + count + " replicas");
     }
     Set<String> seen = new HashSet<>();
-    for (String replica : group.getReplicasList()) {
+    for (String replica : concat(group.getReplicasList(), group.getLearnersList())) {
       RegisteredNode node = byId.get(replica);
       if (node == null || node.getState() == NodeState.NODE_STATE_REMOVED || !seen.add(replica)) {
         return invalid("groups.replicas", "registered nodes that are not removed, each once", "group "
@@ -109,6 +193,12 @@ public final class PlacementRules {
       }
     }
     return Optional.empty();
+  }
+
+  private static java.util.List<String> concat(java.util.List<String> a, java.util.List<String> b) {
+    java.util.List<String> all = new java.util.ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 
   private static boolean isUuid(String text) {

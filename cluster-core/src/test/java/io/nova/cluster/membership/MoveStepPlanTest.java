@@ -1,0 +1,153 @@
+package io.nova.cluster.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nova.cluster.membership.MoveStepPlan.Decision;
+import io.nova.cluster.membership.MoveStepPlan.GroupView;
+import io.nova.proto.internal.MoveStep;
+import io.nova.proto.internal.ReplicaMove;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Proves the move planner (ADR 0028): driven against a model of a group's configuration, a move of n1's
+ * replica to n4 adds n4 as a listener, waits until it is caught up, promotes it, moves leadership off n1
+ * and removes n1, each configuration change once; and when the driver loses any one of its records (a crash
+ * after the Ratis action, before the meta entry), re-driving finds the change in the configuration and
+ * records it instead of asking for it again, ending in the same configuration.
+ */
+class MoveStepPlanTest {
+
+  private static final MoveStepPlan PLAN = new MoveStepPlan(10);
+
+  /** A group's configuration and the move's recorded step, changed only by the driver's actions. */
+  static final class Model {
+    Set<String> voters = new HashSet<>(Set.of("n1", "n2", "n3"));
+    Set<String> listeners = new HashSet<>();
+    Optional<String> leader = Optional.of("n1");
+    long commitIndex = 1_000;
+    long targetMatch = 0;
+    MoveStep step = MoveStep.MOVE_STEP_PLANNED;
+    final List<Decision> actions = new ArrayList<>();
+
+    GroupView view() {
+      return new GroupView(voters, listeners, leader, commitIndex,
+          listeners.contains("n4") || voters.contains("n4") ? OptionalLong.of(targetMatch) : OptionalLong.empty());
+    }
+
+    ReplicaMove move() {
+      return ReplicaMove.newBuilder().setGroup("shard-0").setFromNode("n1").setToNode("n4").setStep(step).build();
+    }
+  }
+
+  /**
+   * Drives the move to DONE (bounded), losing the {@code lostRecord}-th record (-1: none); the target
+   * catches up by 400 entries per wait.
+   */
+  static Model drive(int lostRecord) {
+    Model m = new Model();
+    int records = 0;
+    for (int round = 0; round < 100 && m.step != MoveStep.MOVE_STEP_DONE; round++) {
+      Decision d = PLAN.next(m.move(), m.view());
+      if (d instanceof Decision.Record r) {
+        assertThat(r.to().getNumber()).isEqualTo(m.step.getNumber() + 1);
+        if (records++ != lostRecord) {
+          m.step = r.to();
+        }
+      } else if (d instanceof Decision.SetConfiguration c) {
+        assertThat(Set.copyOf(c.voters())).as("never asks for the configuration it has: %s", d)
+            .matches(v -> !v.equals(m.voters) || !Set.copyOf(c.listeners()).equals(m.listeners));
+        m.actions.add(d);
+        m.voters = new HashSet<>(c.voters());
+        m.listeners = new HashSet<>(c.listeners());
+        assertThat(m.voters).as("a majority of the old voters stays in every configuration").hasSizeGreaterThan(2);
+      } else if (d instanceof Decision.TransferLeadership t) {
+        assertThat(t.to()).isNotEqualTo("n1");
+        assertThat(m.voters).contains(t.to());
+        m.actions.add(d);
+        m.leader = Optional.of(t.to());
+      } else {
+        m.targetMatch += 400;
+      }
+    }
+    return m;
+  }
+
+  @Test
+  void aMoveAddsAListenerPromotesItMovesLeadershipAndRemovesTheSourceEachOnce() {
+    Model m = drive(-1);
+    assertThat(m.step).isEqualTo(MoveStep.MOVE_STEP_DONE);
+    assertThat(m.voters).containsExactlyInAnyOrder("n2", "n3", "n4");
+    assertThat(m.listeners).isEmpty();
+    assertThat(m.leader).contains("n4");
+    assertThat(m.actions).containsExactly(
+        new Decision.SetConfiguration(List.of("n1", "n2", "n3"), List.of("n4")),
+        new Decision.SetConfiguration(List.of("n1", "n2", "n3", "n4"), List.of()),
+        new Decision.TransferLeadership("n4"),
+        new Decision.SetConfiguration(List.of("n2", "n3", "n4"), List.of()));
+  }
+
+  static Stream<Arguments> lostRecords() {
+    return IntStream.range(0, 5).mapToObj(Arguments::of);
+  }
+
+  @ParameterizedTest
+  @MethodSource("lostRecords")
+  void aRecordLostAfterItsActionIsRecordedOnReDriveNotRedone(int lostRecord) {
+    Model m = drive(lostRecord);
+    assertThat(m.step).isEqualTo(MoveStep.MOVE_STEP_DONE);
+    assertThat(m.voters).containsExactlyInAnyOrder("n2", "n3", "n4");
+    assertThat(m.listeners).isEmpty();
+    assertThat(m.actions).as("the same four actions, none repeated").isEqualTo(drive(-1).actions);
+  }
+
+  @Test
+  void aListenerStillCatchingUpIsNotPromoted() {
+    ReplicaMove planned = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
+        .setStep(MoveStep.MOVE_STEP_PLANNED).build();
+    GroupView lagging = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.of(89));
+    assertThat(PLAN.next(planned, lagging)).isInstanceOf(Decision.Wait.class);
+    GroupView unknown = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.empty());
+    assertThat(PLAN.next(planned, unknown)).isInstanceOf(Decision.Wait.class);
+    GroupView caughtUp = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.of(90));
+    assertThat(PLAN.next(planned, caughtUp)).isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEARNER_ADDED));
+  }
+
+  @Test
+  void noLeaderMeansWaitAndASourceThatDoesNotLeadNeedsNoTransfer() {
+    ReplicaMove promoted = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
+        .setStep(MoveStep.MOVE_STEP_PROMOTED).build();
+    Set<String> voters = Set.of("n1", "n2", "n3", "n4");
+    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.empty(), 5, OptionalLong.of(5))))
+        .isInstanceOf(Decision.Wait.class);
+    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.of("n3"), 5, OptionalLong.of(5))))
+        .isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEADER_MOVED));
+    ReplicaMove leaderMoved = promoted.toBuilder().setStep(MoveStep.MOVE_STEP_LEADER_MOVED).build();
+    assertThat(PLAN.next(leaderMoved, new GroupView(voters, Set.of(), Optional.of("n1"), 5, OptionalLong.of(5))))
+        .as("leadership came back to the source: move it off again before removing it")
+        .isEqualTo(new Decision.TransferLeadership("n4"));
+  }
+
+  @Test
+  void aFinishedMoveAndABadBoundAreProgrammingErrors() {
+    ReplicaMove done = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
+        .setStep(MoveStep.MOVE_STEP_DONE).build();
+    assertThatThrownBy(() -> PLAN.next(done, new GroupView(Set.of("n4"), Set.of(), Optional.of("n4"), 1,
+        OptionalLong.of(1)))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new MoveStepPlan(-1)).isInstanceOf(IllegalArgumentException.class);
+  }
+}

@@ -1,0 +1,143 @@
+package io.nova.gateway.controlplane;
+
+import io.nova.cluster.config.PeerAddress;
+import io.nova.cluster.status.NodeInfoSource;
+import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.routing.GroupClients;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisterNodeCommand;
+import io.nova.proto.internal.RegisteredNode;
+import io.nova.proto.internal.RemoveNodeCommand;
+import io.nova.proto.v1.AddNodeRequest;
+import io.nova.proto.v1.AddNodeResponse;
+import io.nova.proto.v1.GetNodeInfoResponse;
+import io.nova.proto.v1.NodeStatus;
+import io.nova.proto.v1.RemoveNodeRequest;
+import io.nova.proto.v1.RemoveNodeResponse;
+import io.nova.protocol.errors.Errors;
+import io.nova.statemachine.meta.MetaState;
+import io.nova.statemachine.meta.PlacementRules;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The node registry verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode} and
+ * {@code RemoveNode}, each one meta-log entry whose checks run at apply, so a refusal changes nothing and
+ * two racing calls are ordered by the log. Thread-safe; each call blocks while the meta group (and, for
+ * AddNode, the new node) answers.
+ *
+ * <p>AddNode probes the node before writing: the node's {@code GetNodeInfo} at its API address, bounded by
+ * {@link #PROBE_TIMEOUT_MS}. The node is registered {@code UP} when it answers with the requested id and this
+ * cluster's name, {@code JOINING} when it does not answer (not started yet); repeating the call once it runs
+ * moves it to {@code UP}. Neither adds a replica anywhere.
+ */
+public final class Membership {
+
+  /** How long AddNode waits for the new node's GetNodeInfo, in milliseconds (the call itself has ~1 s). */
+  public static final long PROBE_TIMEOUT_MS = 3_000;
+
+  private final GroupClients groups;
+  private final NodeInfoSource probe;
+  private final String clusterName;
+
+  /**
+   * @param probe asks a node for its GetNodeInfo (the gateway's peer client)
+   * @param clusterName this cluster's name ({@code cluster-name} of the node configuration)
+   */
+  public Membership(GroupClients groups, NodeInfoSource probe, String clusterName) {
+    this.groups = groups;
+    this.probe = probe;
+    this.clusterName = clusterName;
+  }
+
+  /**
+   * Registers a node, UP when it answers as itself in this cluster, else JOINING.
+   *
+   * @throws GatewayException INVALID_ARGUMENT for a bad id or address; ALREADY_EXISTS when the id (removed
+   *     ones included) or an address is registered; FAILED_PRECONDITION (MembershipRefused) when the address
+   *     answers as another node or cluster; UNAVAILABLE when the meta group has no leader or no placement
+   */
+  public AddNodeResponse addNode(AddNodeRequest request) {
+    RegisteredNode node = RegisteredNode.newBuilder().setNodeId(request.getNodeId())
+        .setRaftAddress(request.getRaftAddress()).setApiAddress(request.getApiAddress())
+        .setHttpAddress(request.getHttpAddress()).setState(NodeState.NODE_STATE_JOINING).build();
+    PlacementRules.newNodeError(node).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    boolean answered = probe(node);
+    RegisteredNode registered = node.toBuilder()
+        .setState(answered ? NodeState.NODE_STATE_UP : NodeState.NODE_STATE_JOINING).build();
+    Placement placement = writeMeta(MetaCommand.newBuilder()
+        .setRegisterNode(RegisterNodeCommand.newBuilder().setNode(registered)));
+    return AddNodeResponse.newBuilder().setNode(status(placement, node.getNodeId()))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Marks a node REMOVED.
+   *
+   * @throws GatewayException INVALID_ARGUMENT for a bad id; NOT_FOUND for an unknown one; FAILED_PRECONDITION
+   *     (MembershipRefused naming the groups) while a group places a replica on it; UNAVAILABLE as addNode
+   */
+  public RemoveNodeResponse removeNode(RemoveNodeRequest request) {
+    PlacementRules.nodeIdError(request.getNodeId()).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    Placement placement = writeMeta(MetaCommand.newBuilder()
+        .setRemoveNode(RemoveNodeCommand.newBuilder().setNodeId(request.getNodeId())));
+    return RemoveNodeResponse.newBuilder().setNode(status(placement, request.getNodeId()))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Whether the node at the request's API address answers as that node of this cluster: true when it does,
+   * false when it does not answer in time.
+   *
+   * @throws GatewayException FAILED_PRECONDITION when it answers as another node or another cluster
+   */
+  private boolean probe(RegisteredNode node) {
+    PeerAddress address = new PeerAddress(node.getNodeId(), node.getRaftAddress(), node.getApiAddress(),
+        node.getHttpAddress());
+    GetNodeInfoResponse info;
+    try {
+      info = probe.nodeInfo(address).get(PROBE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GatewayException(Errors.unavailable(false, "interrupted while probing node " + node.getNodeId()));
+    } catch (ExecutionException | CompletionException | TimeoutException e) {
+      return false;
+    }
+    if (!info.getNodeId().equals(node.getNodeId()) || !info.getClusterName().equals(clusterName)) {
+      throw new GatewayException(Errors.membershipRefused(node.getNodeId(), List.of(), "the node at "
+          + node.getApiAddress() + " answers as node \"" + info.getNodeId() + "\" of cluster \""
+          + info.getClusterName() + "\", not as node \"" + node.getNodeId() + "\" of cluster \"" + clusterName
+          + "\"; check the addresses and the node's configuration; nothing was changed"));
+    }
+    return true;
+  }
+
+  private Placement writeMeta(MetaCommand.Builder command) {
+    MetaResult result = groups.writeMeta(command.build());
+    if (result.hasError()) {
+      throw new GatewayException(result.getError());
+    }
+    return result.getPlacement();
+  }
+
+  /** The registry's entry for {@code nodeId} as a status row (addresses and member state only). */
+  static NodeStatus status(Placement placement, String nodeId) {
+    Optional<RegisteredNode> node = placement.getNodesList().stream()
+        .filter(n -> n.getNodeId().equals(nodeId)).findFirst();
+    return node.map(n -> NodeStatus.newBuilder().setNodeId(n.getNodeId()).setRaftAddress(n.getRaftAddress())
+            .setApiAddress(n.getApiAddress()).setHttpAddress(n.getHttpAddress())
+            .setMemberState(MetaState.stateName(n.getState())).build())
+        .orElseThrow(() -> new IllegalStateException("the placement lost node " + nodeId));
+  }
+}

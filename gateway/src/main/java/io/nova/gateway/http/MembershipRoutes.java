@@ -1,0 +1,65 @@
+package io.nova.gateway.http;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.nova.gateway.controlplane.Membership;
+import io.nova.proto.v1.NodeStatus;
+import io.nova.proto.v1.RemoveNodeRequest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code /v1/cluster/nodes}: the node registry verbs over HTTP (docs/http-api.md, Membership), served by the
+ * same {@link Membership} as the gRPC AddNode and RemoveNode. No route claims an access level, so with access
+ * tokens on they need {@code cluster-admin} (the fail-closed default). Stateless and thread-safe.
+ *
+ * <ul>
+ *   <li>{@code POST /v1/cluster/nodes} with {@code {"node_id", "raft_address", "api_address",
+ *       "http_address"}}: 201 with the node as registered ({@code member_state} "up" or "joining").
+ *   <li>{@code DELETE /v1/cluster/nodes/{node_id}}: 200 with the node ({@code member_state} "removed").
+ * </ul>
+ * Errors as the gRPC verbs', through {@link ErrorMapper}: 400, 404, 409 ({@code already_exists},
+ * {@code membership_refused}), 503.
+ */
+public final class MembershipRoutes implements HttpRoutes {
+
+  private final Membership membership;
+  private final int bodyBytesMax;
+
+  /** @param bodyBytesMax the largest request body read, in bytes (413 beyond) */
+  public MembershipRoutes(Membership membership, int bodyBytesMax) {
+    this.membership = membership;
+    this.bodyBytesMax = bodyBytesMax;
+  }
+
+  @Override
+  public void register(RoutesConfig routes) {
+    routes.post("/v1/cluster/nodes", this::add);
+    routes.delete("/v1/cluster/nodes/{node_id}", this::remove);
+  }
+
+  private void add(Context ctx) {
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
+    QueryParams.of(ctx, Set.of());
+    var added = membership.addNode(Json.parse(body, RequestBodies.AddNode.class).toProto());
+    Json.respond(ctx, 201, node(added.getNode(), added.getPlacementVersion()));
+  }
+
+  private void remove(Context ctx) {
+    QueryParams.of(ctx, Set.of());
+    var removed = membership.removeNode(RemoveNodeRequest.newBuilder().setNodeId(ctx.pathParam("node_id")).build());
+    Json.respond(ctx, 200, node(removed.getNode(), removed.getPlacementVersion()));
+  }
+
+  private static Map<String, Object> node(NodeStatus node, long placementVersion) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("node_id", node.getNodeId());
+    out.put("raft_address", node.getRaftAddress());
+    out.put("api_address", node.getApiAddress());
+    out.put("http_address", node.getHttpAddress());
+    out.put("member_state", node.getMemberState());
+    out.put("placement_version", placementVersion);
+    return out;
+  }
+}
