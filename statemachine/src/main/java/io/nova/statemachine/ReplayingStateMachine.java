@@ -501,11 +501,13 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * {@link #takeSnapshot()} once per request, and the first call only starts the pre-flush and answers -1:
    * so a round that got no snapshot waits for that flush and asks again, at most
    * {@value #SNAPSHOT_REQUEST_ROUNDS_MAX} rounds. Asks with a creation gap of one entry: Ratis' default
-   * gap (1024 entries) would refuse exactly the few large entries this is for.
+   * gap (1024 entries) would refuse exactly the few large entries this is for. After trims
+   * ({@code afterTrims}), the snapshots before the new one are deleted: they link the store files that
+   * held the trimmed records ({@link CheckpointSnapshots#keepOnlyNewest}).
    *
    * @throws UncheckedIOException if the server refuses or fails the request (stopping, installing a snapshot)
    */
-  private void requestOwnSnapshot() {
+  private void requestOwnSnapshot(boolean afterTrims) {
     try (LogContext.Scope ignored = logScope()) {
       for (int round = 1; round <= SNAPSHOT_REQUEST_ROUNDS_MAX; round++) {
         long wanted = openedStore().appliedIndex().index();
@@ -517,12 +519,23 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         }
         if (reply.getLogIndex() >= wanted) {
           LOG.info("snapshot at index {} taken to bound the log and reclaim trimmed space", reply.getLogIndex());
+          if (afterTrims) {
+            dropSnapshotsBeforeNewest();
+          }
           return;
         }
         awaitPreFlush();
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot take a snapshot to reclaim space", e);
+    }
+  }
+
+  private void dropSnapshotsBeforeNewest() {
+    synchronized (snapshotLock) {
+      if (!installing) {
+        snapshots.keepOnlyNewest();
+      }
     }
   }
 

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * job. The job runs on a single thread per process (compactions and checkpoints compete for the same disk,
  * so running one job at a time bounds what reclaiming takes from applies): it compacts the key ranges the
  * trims since the last job deleted ({@link Compactor}), then asks this replica's Raft server for a snapshot
- * ({@link SnapshotRequester}), after which Ratis purges the log behind it. A job scheduled while one of the
+ * ({@link SnapshotRequester}), after which Ratis purges the log behind it (after trims, the older
+ * snapshots, which still link the trimmed records' files, are deleted too). A job scheduled while one of the
  * same replica is queued or running is merged into it.
  *
  * <p>Thread-safety: the {@code on*} methods are called by the apply thread only; the job reads what they
@@ -37,7 +38,11 @@ public final class SpaceReclaimer {
   /** Asks this replica's own Raft server for a snapshot and waits for it; blocking. */
   @FunctionalInterface
   public interface SnapshotRequester {
-    void requestSnapshot();
+    /**
+     * @param afterTrims whether trims were just compacted: then the snapshots before the new one, which
+     *     still link the trimmed records' files, are deleted too
+     */
+    void requestSnapshot(boolean afterTrims);
   }
 
   private static final ExecutorService RECLAIM_THREAD = Executors.newSingleThreadExecutor(r -> {
@@ -114,7 +119,7 @@ public final class SpaceReclaimer {
       }
       // A job queued behind one that already snapshotted finds the count reset: it takes none.
       if (compacted || logBytesSinceSnapshot.get() >= settings.snapshotEveryLogBytes()) {
-        snapshots.requestSnapshot();
+        snapshots.requestSnapshot(compacted);
       }
     } catch (RuntimeException e) {
       // A closing store or a failing disk: the next trigger tries again; nothing is lost but the space.
