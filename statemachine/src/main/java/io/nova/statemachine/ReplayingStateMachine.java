@@ -62,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * state ({@link #openStore()}). The same rule runs at start: a store holding less than the newest
  * snapshot (wiped, or left half-replaced by a crash) is replaced by it.
  *
+ * <p><b>Space</b> (ADR 0011, amendment for issue #11). Ratis asks for a snapshot every N entries only; the
+ * apply thread also counts each entry's bytes and the subclass reports its trims ({@link #trimmed}) to a
+ * {@link SpaceReclaimer}, which, off the apply thread, compacts the trimmed keys and asks this replica's
+ * own server for a snapshot ({@link #requestOwnSnapshot}) so that the log is purged behind it.
+ *
  * <p><b>Entry points.</b> The Ratis entry points are final here and run the steps every group shares,
  * each inside {@link #logScope()} (Ratis calls them on its own threads; the scope puts this replica's
  * node id and group name in the MDC), delegating the group's own decisions to the subclass:

@@ -75,7 +75,9 @@ import org.slf4j.LoggerFactory;
  * admission and apply diverged: it stops this replica (see docs/design/sequencer.md).
  *
  * <p><b>Snapshots</b> (ADR 0011). A snapshot is a RocksDB checkpoint of the store taken every
- * {@code snapshot-every-entries} applied entries (see {@code ReplayingStateMachine}); the log is purged
+ * {@code snapshot-every-entries} applied entries, every {@link LogSpace#snapshotEveryLogBytes()} of applied
+ * log, and after trims that removed a quarter of that, once their key ranges are compacted (see
+ * {@code ReplayingStateMachine} and {@link io.nova.statemachine.snapshot.SpaceReclaimer}); the log is purged
  * behind it. A follower too far behind for the log, or wiped, receives the leader's newest snapshot:
  * its store is replaced by it, the stream states (tails, tokens) are reloaded from it, the cursor is
  * dropped and parked reads are answered from the new state; the log then continues from the
