@@ -531,6 +531,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         }
         awaitPreFlush();
       }
+      LOG.warn("no snapshot after {} requests; the next trigger asks again", SNAPSHOT_REQUEST_ROUNDS_MAX);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot take a snapshot to reclaim space", e);
     }
