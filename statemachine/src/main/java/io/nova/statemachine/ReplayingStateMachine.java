@@ -444,14 +444,15 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * flush. A failed pre-flush is logged; the checkpoint then flushes everything itself.
    *
    * @return the index of the newest snapshot; {@code -1} when there is none, while the store is being
-   *     flushed for the next one, or while one is being installed. A checkpoint that fails (disk full) is
+   *     flushed for the next one, while trims are being compacted, or while one is being installed. A checkpoint that fails (disk full) is
    *     logged and the previous snapshot's index returned.
    */
   @Override
   public final long takeSnapshot() {
     try (LogContext.Scope ignored = logScope()) {
       synchronized (snapshotLock) {
-        if (installing) {
+        if (installing || reclaimer.compactionDue()) {
+          // While trims are compacted, a checkpoint would still link the trimmed records' files.
           return -1;
         }
         RocksStore store = openedStore();

@@ -62,6 +62,12 @@ public final class SpaceReclaimer {
   private final Map<Long, Long> trimmedBelow = new ConcurrentHashMap<>();
   /** Whether a job of this replica is queued and has not started yet. */
   private final AtomicBoolean queued = new AtomicBoolean();
+  /**
+   * Whether a job with trims to compact is queued or compacting: a snapshot taken meanwhile would link the
+   * store files that still hold the trimmed records, and, taken at the trim's index, would leave the job
+   * no newer index to snapshot at (Ratis takes none without a new entry), keeping those bytes on disk.
+   */
+  private volatile boolean compactionDue;
 
   public SpaceReclaimer(LogSpace settings, Compactor compactor, SnapshotRequester snapshots) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -85,6 +91,7 @@ public final class SpaceReclaimer {
     trimmedBelow.merge(streamId, belowSeqNum, (a, b) -> a == -1 || b == -1 ? -1 : Math.max(a, b));
     if (trimmedBytesPending.addAndGet(trimmedBytes) >= settings.reclaimAfterTrimmedBytes()) {
       trimmedBytesPending.set(0);
+      compactionDue = true;
       schedule();
     }
   }
@@ -92,6 +99,14 @@ public final class SpaceReclaimer {
   /** A snapshot was taken (by Ratis' entry count or by a job): the log behind it is purged. */
   public void onSnapshotTaken() {
     logBytesSinceSnapshot.set(0);
+  }
+
+  /**
+   * Whether snapshots should wait: trims past the threshold are queued for compaction or being compacted
+   * (the replica's {@code takeSnapshot} then defers, as it does during its pre-flush).
+   */
+  public boolean compactionDue() {
+    return compactionDue;
   }
 
   /** Log bytes applied since the last snapshot, for metrics and tests. */
@@ -110,11 +125,18 @@ public final class SpaceReclaimer {
     queued.set(false);
     try {
       boolean compacted = false;
-      for (Long streamId : trimmedBelow.keySet()) {
-        Long below = trimmedBelow.remove(streamId);
-        if (below != null) {
-          compactor.compact(streamId, below);
-          compacted = true;
+      try {
+        for (Long streamId : trimmedBelow.keySet()) {
+          Long below = trimmedBelow.remove(streamId);
+          if (below != null) {
+            compactor.compact(streamId, below);
+            compacted = true;
+          }
+        }
+      } finally {
+        // A job queued meanwhile compacts what came since; until it starts, snapshots wait for it.
+        if (!queued.get()) {
+          compactionDue = false;
         }
       }
       // A job queued behind one that already snapshotted finds the count reset: it takes none.

@@ -50,6 +50,31 @@ class SpaceReclaimerTest {
   }
 
   @Test
+  void snapshotsWaitFromTheTrimThatCrossesTheThresholdUntilItsCompactionIsDone() throws Exception {
+    java.util.concurrent.CountDownLatch compacting = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean dueWhenSnapshotAsked = new java.util.concurrent.atomic.AtomicBoolean(true);
+    SpaceReclaimer[] self = new SpaceReclaimer[1];
+    self[0] = new SpaceReclaimer(new LogSpace(EVERY), (stream, below) -> {
+      compacting.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, afterTrims -> dueWhenSnapshotAsked.set(self[0].compactionDue()));
+    self[0].onTrimmed(1, 10, EVERY / 8);
+    assertThat(self[0].compactionDue()).as("below the threshold: snapshots go on").isFalse();
+    self[0].onTrimmed(1, 20, EVERY / 8);
+    assertThat(self[0].compactionDue()).as("from the crossing trim on").isTrue();
+    assertThat(compacting.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(self[0].compactionDue()).as("while compacting").isTrue();
+    release.countDown();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !self[0].compactionDue());
+    Awaitility.await().atMost(Duration.ofSeconds(10)).untilFalse(dueWhenSnapshotAsked);
+  }
+
+  @Test
   void anIntervalOutOfRangeIsRefused() {
     assertThatThrownBy(() -> new LogSpace((4L << 20) - 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("snapshotEveryLogBytes 4194303 must be between 4194304");
