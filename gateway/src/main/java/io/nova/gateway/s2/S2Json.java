@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import io.nova.protocol.encoding.Utf8Text;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Optional;
@@ -90,7 +91,7 @@ final class S2Json {
       throw S2Errors.invalid(path, "[name, value], two strings",
           "header " + path + " must be a [name, value] pair of two strings");
     }
-    return new String[] {node.get(0).asText(), node.get(1).asText()};
+    return new String[] {unicode(node.get(0).asText(), path + "[0]"), unicode(node.get(1).asText(), path + "[1]")};
   }
 
   /** This value as a string (for array elements). */
@@ -98,7 +99,21 @@ final class S2Json {
     if (!node.isTextual()) {
       throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + node.getNodeType());
     }
-    return node.asText();
+    return unicode(node.asText(), path);
+  }
+
+  /**
+   * {@code text}, refused when it holds an unpaired surrogate: such a string has no UTF-8 form, and storing
+   * it would silently replace the character (as Nova's own HTTP API refuses it too).
+   */
+  private static String unicode(String text, String path) {
+    int bad = Utf8Text.unpairedSurrogate(text);
+    if (bad >= 0) {
+      throw S2Errors.invalid(path, "valid Unicode", path + " is not valid Unicode: unpaired surrogate at character "
+          + bad + "; escape a character outside the BMP as a pair (\\ud83d\\ude00), or send bytes with"
+          + " s2-format: base64");
+    }
+    return text;
   }
 
   /** This value's JSON path ({@code ""} for the body). */
@@ -117,7 +132,7 @@ final class S2Json {
       if (!n.isTextual()) {
         throw S2Errors.invalid(at(name), "a string", at(name) + " must be a JSON string, not " + n.getNodeType());
       }
-      return n.asText();
+      return unicode(n.asText(), at(name));
     });
   }
 
