@@ -42,7 +42,7 @@ final class S2Json {
       return json;
     } catch (JsonProcessingException e) {
       throw S2Errors.invalid("body", "a JSON object", "the request body is not valid JSON: "
-          + e.getOriginalMessage());
+          + io.nova.gateway.http.Json.plain(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new IllegalStateException("reading an in-memory body failed", e);
     }
@@ -75,7 +75,7 @@ final class S2Json {
   Optional<java.util.List<S2Json>> array(String name) {
     return present(name).map(n -> {
       if (!n.isArray()) {
-        throw S2Errors.invalid(at(name), "an array", at(name) + " must be a JSON array, not " + n.getNodeType());
+        throw S2Errors.invalid(at(name), "an array", at(name) + " must be a JSON array, not " + kind(n));
       }
       java.util.List<S2Json> out = new java.util.ArrayList<>();
       for (int i = 0; i < n.size(); i++) {
@@ -97,7 +97,7 @@ final class S2Json {
   /** This value as a string (for array elements). */
   String text() {
     if (!node.isTextual()) {
-      throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + node.getNodeType());
+      throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + kind(node));
     }
     return unicode(node.asText(), path);
   }
@@ -130,7 +130,7 @@ final class S2Json {
   Optional<String> string(String name) {
     return present(name).map(n -> {
       if (!n.isTextual()) {
-        throw S2Errors.invalid(at(name), "a string", at(name) + " must be a JSON string, not " + n.getNodeType());
+        throw S2Errors.invalid(at(name), "a string", at(name) + " must be a JSON string, not " + kind(n));
       }
       return unicode(n.asText(), at(name));
     });
@@ -171,11 +171,25 @@ final class S2Json {
     return n == null || n instanceof NullNode ? Optional.empty() : Optional.of(n);
   }
 
+  /** What a JSON value is, in words (a whitespace-only body reads as nothing). */
+  private static String kind(JsonNode value) {
+    return switch (value.getNodeType()) {
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      case MISSING -> "empty";
+      case BINARY, POJO -> "a value of another kind";
+    };
+  }
+
   private void checkObject() {
     if (!node.isObject()) {
       String what = path.isEmpty() ? "the request body" : path;
       throw S2Errors.invalid(path.isEmpty() ? "body" : path, "a JSON object",
-          what + " must be a JSON object, not " + node.getNodeType());
+          what + " must be a JSON object, not " + kind(node));
     }
   }
 }
