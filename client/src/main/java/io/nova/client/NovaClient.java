@@ -869,11 +869,7 @@ public final class NovaClient implements AutoCloseable {
             response.get();
             return false;
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof io.grpc.StatusRuntimeException s) {
-                io.grpc.Status.Code code = s.getStatus().getCode();
-                return code == io.grpc.Status.Code.UNAVAILABLE || code == io.grpc.Status.Code.DEADLINE_EXCEEDED;
-            }
-            return false;
+            return e.getCause() instanceof io.grpc.StatusRuntimeException s && CallRunner.isRetryable(s);
         } catch (InterruptedException | java.util.concurrent.CancellationException e) {
             return false;
         }
