@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Space</b> (ADR 0011, amendment for issue #11). Ratis asks for a snapshot every N entries only; the
  * apply thread also counts each entry's bytes and the subclass reports its trims ({@link #trimmed}) to a
  * {@link SpaceReclaimer}, which, off the apply thread, compacts the trimmed keys and asks this replica's
- * own server for a snapshot ({@link #requestOwnSnapshot}) so that the log is purged behind it.
+ * own server for a snapshot ({@link #requestOwnSnapshot}) so that the log is purged behind it. The subclass's
+ * store records each trim until then ({@link #unreclaimedTrims}), so a crash never leaves one unreclaimed.
  *
  * <p><b>Entry points.</b> The Ratis entry points are final here and run the steps every group shares,
  * each inside {@link #logScope()} (Ratis calls them on its own threads; the scope puts this replica's
@@ -177,7 +179,27 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   @SuppressWarnings("unchecked")
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
       LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer, LogSpace logSpace) {
-    this.reclaimer = new SpaceReclaimer(logSpace, this::compactTrimmed, this::requestOwnSnapshot);
+    this.reclaimer = new SpaceReclaimer(logSpace, new SpaceReclaimer.TrimmedSpace() {
+      @Override
+      public long appliedIndex() {
+        return openedStore().appliedIndex().index();
+      }
+
+      @Override
+      public Map<Long, Long> unreclaimed(long throughIndex) {
+        return unreclaimedTrims(throughIndex);
+      }
+
+      @Override
+      public void compact(long streamId, long belowSeqNum) {
+        compactTrimmed(streamId, belowSeqNum);
+      }
+
+      @Override
+      public void forget(long throughIndex) {
+        forgetReclaimedTrims(throughIndex);
+      }
+    }, this::requestOwnSnapshot);
     this.snapshotPauseTimer = Objects.requireNonNull(snapshotPauseTimer, "snapshotPauseTimer");
     this.stageTimer = Objects.requireNonNull(stageTimer, "stageTimer");
     this.diskGate = Objects.requireNonNull(diskGate, "diskGate");
@@ -371,6 +393,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
   public final void close() throws IOException {
     try (LogContext.Scope ignored = logScope()) {
       onClose();
+      reclaimer.close();
       super.close();
       closeStore();
     }
@@ -432,6 +455,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
       held = openStore();
     }
     restoreLastApplied(held);
+    reclaimer.onStoreOpened(!unreclaimedTrims(Long.MAX_VALUE).isEmpty());
   }
 
   /**
@@ -488,18 +512,27 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
 
   /**
    * What the subclass's trims removed, for {@link SpaceReclaimer}: the apply thread calls this after a trim
-   * moved {@code streamId}'s first retained seq_num to {@code belowSeqNum} (-1: the stream was deleted),
-   * removing {@code trimmedBytes} metered bytes.
+   * or a stream deletion removing {@code trimmedBytes} metered bytes was applied and recorded in the store
+   * (see {@link #unreclaimedTrims}).
    */
-  protected final void trimmed(long streamId, long belowSeqNum, long trimmedBytes) {
-    reclaimer.onTrimmed(streamId, belowSeqNum, trimmedBytes);
+  protected final void trimmed(long trimmedBytes) {
+    reclaimer.onTrimmed(trimmedBytes);
   }
 
   /**
-   * Compacts the store keys a trim deleted (see {@link #trimmed}); runs on the reclaim thread, beside
-   * applies. Nothing by default (a group without trims).
+   * Per stream, the highest trim point ({@code -1}: deleted) of the trims the store recorded at or below
+   * {@code throughIndex} and has not forgotten ({@link #forgetReclaimedTrims}); read at open and by the
+   * reclaim thread. None by default (a group without trims).
    */
+  protected Map<Long, Long> unreclaimedTrims(long throughIndex) {
+    return Map.of();
+  }
+
+  /** Compacts the store keys a trim deleted; runs on the reclaim thread, beside applies. Nothing by default. */
   protected void compactTrimmed(long streamId, long belowSeqNum) {}
+
+  /** Forgets the recorded trims at or below {@code throughIndex}, now reclaimed; the reclaim thread. */
+  protected void forgetReclaimedTrims(long throughIndex) {}
 
   /**
    * Asks this replica's own Raft server for a snapshot and waits until it is taken, so that Ratis purges the
@@ -515,6 +548,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    */
   private void requestOwnSnapshot(boolean afterTrims) {
     try (LogContext.Scope ignored = logScope()) {
+      long checkpointsBefore = snapshots.checkpointsWritten();
       for (int round = 1; round <= SNAPSHOT_REQUEST_ROUNDS_MAX; round++) {
         long wanted = openedStore().appliedIndex().index();
         RaftServer server = getServer().join();
@@ -524,9 +558,15 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
           throw new IOException("snapshot request refused", reply.getException());
         }
         if (reply.getLogIndex() >= wanted) {
-          LOG.info("snapshot at index {} taken to bound the log and reclaim trimmed space", reply.getLogIndex());
           if (afterTrims) {
+            if (snapshots.checkpointsWritten() == checkpointsBefore) {
+              // No entry since the newest snapshot, so Ratis took none: it predates the compaction.
+              retakeNewestSnapshot();
+            }
+            LOG.info("snapshot at index {} taken after compacting trimmed records", snapshots.latestIndex());
             dropSnapshotsBeforeNewest();
+          } else {
+            LOG.info("snapshot at index {} taken to bound the log", reply.getLogIndex());
           }
           return;
         }
@@ -535,6 +575,21 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
       LOG.warn("no snapshot after {} requests; the next trigger asks again", SNAPSHOT_REQUEST_ROUNDS_MAX);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot take a snapshot to reclaim space", e);
+    }
+  }
+
+  /**
+   * Checkpoints the store again although it may hold no entry beyond the newest snapshot
+   * ({@link CheckpointSnapshots#retake}); the reclaim thread. Flushes first, outside the lock, so the
+   * checkpoint holds applies back only for what came since.
+   */
+  private void retakeNewestSnapshot() {
+    openedStore().flush();
+    synchronized (snapshotLock) {
+      if (!installing) {
+        snapshots.retake(this::checkpointStore, openedStore().appliedIndex());
+        reclaimer.onSnapshotTaken();
+      }
     }
   }
 

@@ -275,8 +275,12 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     long streamId = ShardCommands.streamIdOf(command);
     StreamState before = applied.get(streamId);
     ShardApply.Applied result = ShardApply.apply(before, command, store);
-    store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
-    reportTrimmed(before, result);
+    long trimmedBytes = trimmedBytes(before, result);
+    store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum(),
+        trimmedBytes);
+    if (result.deleteRecords() || result.trimBelowSeqNum() > 0) {
+      trimmed(trimmedBytes);
+    }
     result.state().ifPresent(state -> {
       applied.put(streamId, state);
       trackLifecycle(state);
@@ -295,22 +299,30 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
     return result.result();
   }
 
-  /** Tells the space reclaimer what a trim or a deletion just removed from the store. */
-  private void reportTrimmed(StreamState before, ShardApply.Applied result) {
+  /** The metered bytes a trim or a deletion removes from the store; 0 for other entries. */
+  private static long trimmedBytes(StreamState before, ShardApply.Applied result) {
     if (before == null || result.state().isEmpty()) {
-      return;
+      return 0;
     }
-    StreamState after = result.state().get();
     if (result.deleteRecords()) {
-      trimmed(after.streamId(), -1, before.retainedBytes());
-    } else if (result.trimBelowSeqNum() > 0) {
-      trimmed(after.streamId(), result.trimBelowSeqNum(), after.trimmedBytes() - before.trimmedBytes());
+      return before.retainedBytes();
     }
+    return result.trimBelowSeqNum() > 0 ? result.state().get().trimmedBytes() - before.trimmedBytes() : 0;
+  }
+
+  @Override
+  protected Map<Long, Long> unreclaimedTrims(long throughIndex) {
+    return store.unreclaimedTrims(throughIndex).trimPointByStream();
   }
 
   @Override
   protected void compactTrimmed(long streamId, long belowSeqNum) {
     store.compactTrimmed(streamId, belowSeqNum);
+  }
+
+  @Override
+  protected void forgetReclaimedTrims(long throughIndex) {
+    store.forgetUnreclaimedTrims(throughIndex);
   }
 
   /**

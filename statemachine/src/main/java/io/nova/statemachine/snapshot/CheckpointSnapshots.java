@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The snapshots of one replica: RocksDB checkpoints of its store, one directory per snapshot named
- * {@code snapshot.<term>_<index>}, in the state machine's snapshot area (Ratis' {@code sm} directory of
+ * {@code snapshot.<term>_<index>} (or {@code snapshot.<term>_<index>.<generation>} for a checkpoint retaken
+ * at the same index, see {@link #retake}), in the state machine's snapshot area (Ratis' {@code sm} directory of
  * the group, so that Ratis' snapshot transfer ships them to a lagging follower under the same relative
  * names and, on that follower, publishes them into the same place).
  *
@@ -49,16 +50,24 @@ public final class CheckpointSnapshots {
 
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointSnapshots.class);
   private static final String PREFIX = "snapshot.";
-  private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)");
+  private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)(?:\\.(\\d+))?");
+  /** Newest last: by index, then by generation (a retake at the same index is newer). */
+  private static final Comparator<Snapshot> AGE =
+      Comparator.comparingLong(Snapshot::index).thenComparingLong(Snapshot::generation);
   private static final String TMP_PREFIX = "tmp-";
   /** Files Ratis writes next to every received file (their MD5); not part of the checkpoint. */
   private static final String MD5_SUFFIX = ".md5";
 
   private final Path area;
   private volatile Optional<Snapshot> latest = Optional.empty();
+  /** Checkpoints written by this object, so a caller can tell whether one was taken after a point in time. */
+  private volatile long checkpointsWritten;
 
-  /** One complete snapshot: its directory and the (term, index) of the last entry it holds. */
-  record Snapshot(Path dir, long term, long index) {}
+  /**
+   * One complete snapshot: its directory, the (term, index) of the last entry it holds, and its generation
+   * (0, or how many times a checkpoint was retaken at that index).
+   */
+  record Snapshot(Path dir, long term, long index, long generation) {}
 
   /**
    * Opens the snapshot area {@code area} (created if missing), removing leftovers of interrupted
@@ -91,7 +100,7 @@ public final class CheckpointSnapshots {
           }
         }
       }
-      latest = found.stream().max(Comparator.comparingLong(Snapshot::index));
+      latest = found.stream().max(AGE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the snapshot area " + area, e);
     }
@@ -111,6 +120,11 @@ public final class CheckpointSnapshots {
     return latest.map(Snapshot::index).orElse(-1L);
   }
 
+  /** How many checkpoints {@link #take} and {@link #retake} have written since this object was made. */
+  public long checkpointsWritten() {
+    return checkpointsWritten;
+  }
+
   /**
    * Takes a snapshot with {@code checkpoint}, which must write a consistent copy of the store into the
    * directory it is given (which does not exist) and return the applied index that copy holds; then
@@ -124,17 +138,42 @@ public final class CheckpointSnapshots {
     if (storeApplied.index() < 0 || storeApplied.index() <= latestIndex()) {
       return latestIndex();
     }
+    return write(checkpoint, storeApplied);
+  }
+
+  /**
+   * Takes a snapshot as {@link #take} does, and also when the store holds nothing since the newest one:
+   * then the new checkpoint is the next generation at the same index, and replaces it as the newest. For a
+   * store whose files changed without a new entry (a compaction of trimmed records): the newest snapshot
+   * still links the files the compaction replaced, and no new entry may ever come to take a later one.
+   * Nothing is written when the store holds nothing yet, or less than the newest snapshot.
+   *
+   * @return the index of the newest snapshot after the call; {@code -1} when there is none
+   * @throws UncheckedIOException if the checkpoint cannot be written or published
+   */
+  public long retake(Function<Path, AppliedIndex> checkpoint, AppliedIndex storeApplied) {
+    if (storeApplied.index() < 0 || storeApplied.index() < latestIndex()) {
+      return latestIndex();
+    }
+    return write(checkpoint, storeApplied);
+  }
+
+  private long write(Function<Path, AppliedIndex> checkpoint, AppliedIndex storeApplied) {
     long startNanos = System.nanoTime();
     Path tmp = area.resolve(TMP_PREFIX + PREFIX + storeApplied.term() + "_" + storeApplied.index());
     try {
       PathUtils.delete(tmp);
       AppliedIndex held = checkpoint.apply(tmp);
-      Path dir = area.resolve(PREFIX + held.term() + "_" + held.index());
+      long generation = latest.filter(newest -> newest.index() == held.index()).map(newest -> newest.generation() + 1)
+          .orElse(0L);
+      Path dir = area.resolve(PREFIX + held.term() + "_" + held.index() + (generation == 0 ? "" : "." + generation));
       Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
       fsyncDirectory(area);
-      latest = Optional.of(new Snapshot(dir, held.term(), held.index()));
-      LOG.info("snapshot taken at index {} (term {}) in {} ms: {} bytes", held.index(), held.term(),
-          (System.nanoTime() - startNanos) / 1_000_000, sizeOf(dir));
+      latest = Optional.of(new Snapshot(dir, held.term(), held.index(), generation));
+      checkpointsWritten++;
+      LOG.info("snapshot taken at index {} (term {}{}) in {} ms: {} bytes", held.index(), held.term(),
+          generation == 0 ? "" : ", generation " + generation, (System.nanoTime() - startNanos) / 1_000_000,
+          sizeOf(dir));
       deleteAllButNewest();
       return held.index();
     } catch (IOException e) {
@@ -204,7 +243,7 @@ public final class CheckpointSnapshots {
         parse(entry).ifPresent(all::add);
       }
     }
-    all.sort(Comparator.comparingLong(Snapshot::index).reversed());
+    all.sort(AGE.reversed());
     for (Snapshot old : all.subList(Math.min(kept, all.size()), all.size())) {
       PathUtils.delete(old.dir());
     }
@@ -224,7 +263,8 @@ public final class CheckpointSnapshots {
     if (manifest.isEmpty() || manifest.contains("/") || !Files.isRegularFile(entry.resolve(manifest))) {
       return Optional.empty();
     }
-    return Optional.of(new Snapshot(entry, Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
+    return Optional.of(new Snapshot(entry, Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
+        m.group(3) == null ? 0 : Long.parseLong(m.group(3))));
   }
 
   private static Optional<SnapshotInfo> info(Snapshot snapshot) {

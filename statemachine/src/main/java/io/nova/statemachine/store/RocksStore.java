@@ -164,6 +164,24 @@ public abstract class RocksStore implements AutoCloseable {
     appliedIndex = applied;
   }
 
+  /**
+   * Writes {@code batch} without an applied index: for keys that are this replica's own bookkeeping, not
+   * state every replica derives from the log. Like every write here it is durable once the store flushes.
+   *
+   * @throws StoreClosedException if the store is closed
+   * @throws java.io.UncheckedIOException if RocksDB fails
+   */
+  protected void writeBookkeeping(WriteBatch batch) {
+    using(() -> {
+      try {
+        db.write(writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw storageFailure("write bookkeeping", e);
+      }
+      return null;
+    });
+  }
+
   /** Whether {@code e} is an I/O error (ENOSPC among them) that RocksDB may recover from, not a bug or corruption. */
   private static boolean isIoError(RocksDBException e) {
     return e.getStatus() != null && e.getStatus().getCode() == Status.Code.IOError;

@@ -33,6 +33,10 @@ import org.rocksdb.WriteBatch;
  *   <li>{@code 'o' streamId seqNum} → the stream's byte offset at that seq_num (u64: metered bytes of every
  *       record appended before it), one per appended batch (at its first seq_num) and one at the first
  *       retained seq_num after a trim; see {@link ByteOffsets}.
+ *   <li>{@code 'c' streamId index} → a trim (or a deletion) applied at that log index whose space this
+ *       replica has not reclaimed yet: its trim point (i64, -1 for a deletion) and metered bytes (u64); see
+ *       {@link #unreclaimedTrims}. Bookkeeping of this replica, written with the trim and removed once
+ *       the space is reclaimed.
  * </ul>
  *
  * <p>Thread-safety: one writer (the apply thread) and any number of concurrent readers. Readers bound
@@ -43,6 +47,7 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
   private static final byte STATE_PREFIX = 's';
   private static final byte RECORD_PREFIX = 'r';
   private static final byte OFFSET_PREFIX = 'o';
+  private static final byte UNRECLAIMED_PREFIX = 'c';
 
   /** Opens (creating if missing) the store in {@code dir}. */
   public ShardStore(Path dir) {
@@ -79,18 +84,19 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
    */
   public void applyBatch(AppliedIndex applied, Optional<StreamState> state, List<SequencedRecord> records,
       boolean deleteRecords) {
-    applyBatch(applied, state, records, deleteRecords, 0);
+    applyBatch(applied, state, records, deleteRecords, 0, 0);
   }
 
   /**
    * As {@link #applyBatch(AppliedIndex, Optional, List, boolean)}, also removing {@code state}'s records below
    * {@code trimBelowSeqNum} (a trim; 0 removes nothing) with one range delete, in the same atomic batch.
-   * The space returns when compaction drops the range.
+   * The space returns when compaction drops the range: a trim or a delete also records itself as
+   * unreclaimed ({@link #unreclaimedTrims}), with {@code trimmedBytes}, the metered bytes it removed.
    *
    * @throws IllegalStateException if records, a delete or a trim come without a state
    */
   public void applyBatch(AppliedIndex applied, Optional<StreamState> state, List<SequencedRecord> records,
-      boolean deleteRecords, long trimBelowSeqNum) {
+      boolean deleteRecords, long trimBelowSeqNum, long trimmedBytes) {
     Invariants.check(state.isPresent() || (records.isEmpty() && !deleteRecords && trimBelowSeqNum == 0),
         "records, a delete or a trim need a stream state at %s", applied);
     try (WriteBatch batch = new WriteBatch()) {
@@ -109,6 +115,10 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
           batch.deleteRange(offsetKey(streamId, 0), offsetKey(streamId, trimBelowSeqNum));
           // The batch holding the new first record may have started below it: its offset is re-anchored here.
           batch.put(offsetKey(streamId, trimBelowSeqNum), offsetValue(state.get().trimmedBytes()));
+        }
+        if (deleteRecords || trimBelowSeqNum > 0) {
+          batch.put(unreclaimedKey(streamId, applied.index()),
+              ByteBuffer.allocate(16).putLong(deleteRecords ? -1 : trimBelowSeqNum).putLong(trimmedBytes).array());
         }
         if (!records.isEmpty()) {
           batch.put(offsetKey(streamId, records.get(0).getSeqNum()),
@@ -145,6 +155,60 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
       }
       return null;
     });
+  }
+
+  /** The trims and deletions applied at or below one log index whose space is not reclaimed yet. */
+  public record UnreclaimedTrims(Map<Long, Long> trimPointByStream, long trimmedBytes, int count) {
+    /** Whether there are none. */
+    public boolean isEmpty() {
+      return count == 0;
+    }
+  }
+
+  /**
+   * The trims and deletions applied at or below log index {@code throughIndex} and not forgotten since
+   * ({@link #forgetUnreclaimedTrims}): per stream the highest trim point ({@code -1}, a deletion, covers
+   * any), their metered bytes summed, and how many there are. Scans only their own keys.
+   *
+   * @throws StoreClosedException if the store is closed
+   */
+  public UnreclaimedTrims unreclaimedTrims(long throughIndex) {
+    Map<Long, Long> trimPoints = new HashMap<>();
+    long[] bytesAndCount = new long[2];
+    scanPrefix(new byte[] {UNRECLAIMED_PREFIX}, (key, value) -> {
+      ByteBuffer k = ByteBuffer.wrap(key);
+      if (k.getLong(9) <= throughIndex) {
+        ByteBuffer v = ByteBuffer.wrap(value);
+        trimPoints.merge(k.getLong(1), v.getLong(0), (a, b) -> a == -1 || b == -1 ? -1 : Math.max(a, b));
+        bytesAndCount[0] += v.getLong(8);
+        bytesAndCount[1]++;
+      }
+    });
+    return new UnreclaimedTrims(trimPoints, bytesAndCount[0], (int) bytesAndCount[1]);
+  }
+
+  /**
+   * Forgets the trims and deletions applied at or below {@code throughIndex}: their space is reclaimed.
+   * Later ones stay, so a trim applied meanwhile is never forgotten unreclaimed.
+   *
+   * @throws StoreClosedException if the store is closed
+   * @throws java.io.UncheckedIOException if RocksDB fails
+   */
+  public void forgetUnreclaimedTrims(long throughIndex) {
+    try (WriteBatch batch = new WriteBatch()) {
+      List<byte[]> keys = new ArrayList<>();
+      scanPrefix(new byte[] {UNRECLAIMED_PREFIX}, (key, value) -> {
+        if (ByteBuffer.wrap(key).getLong(9) <= throughIndex) {
+          keys.add(key);
+        }
+      });
+      for (byte[] key : keys) {
+        batch.delete(key);
+      }
+      writeBookkeeping(batch);
+    } catch (RocksDBException e) {
+      throw storageFailure("forget reclaimed trims through " + throughIndex, e);
+    }
   }
 
   /**
@@ -282,6 +346,10 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
 
   private static byte[] offsetKey(long streamId, long seqNum) {
     return ByteBuffer.allocate(17).put(OFFSET_PREFIX).putLong(streamId).putLong(seqNum).array();
+  }
+
+  private static byte[] unreclaimedKey(long streamId, long index) {
+    return ByteBuffer.allocate(17).put(UNRECLAIMED_PREFIX).putLong(streamId).putLong(index).array();
   }
 
   private static byte[] offsetValue(long offset) {

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves, on real RocksDB stores and files, that a snapshot holds exactly the store's applied index and
  * records, that only the newest two are kept and found again by a fresh instance, that nothing new is
- * written when the store did not move, and that a store restored from a snapshot reads back the same.
+ * written when the store did not move (unless retaken, as the next generation at that index), and that a
+ * store restored from a snapshot reads back the same.
  */
 class CheckpointSnapshotsTest {
   @TempDir Path dir;
@@ -74,6 +75,37 @@ class CheckpointSnapshotsTest {
         assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("snapshot.1_2");
       }
       assertThat(new CheckpointSnapshots(area).latestIndex()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aRetakeAtTheSameIndexIsTheNextGenerationAndTheNewestAfterAReopen() throws Exception {
+    Path area = dir.resolve("sm");
+    try (ShardStore store = new ShardStore(dir.resolve("store"))) {
+      CheckpointSnapshots snapshots = new CheckpointSnapshots(area);
+      append(store, 1);
+      snapshots.take(store::checkpoint, store.appliedIndex());
+      append(store, 2);
+      snapshots.take(store::checkpoint, store.appliedIndex());
+      long written = snapshots.checkpointsWritten();
+      assertThat(snapshots.retake(store::checkpoint, store.appliedIndex())).isEqualTo(2);
+      assertThat(snapshots.retake(store::checkpoint, store.appliedIndex())).isEqualTo(2);
+      assertThat(snapshots.checkpointsWritten()).isEqualTo(written + 2);
+      try (Stream<Path> entries = Files.list(area)) {
+        assertThat(entries.map(p -> p.getFileName().toString())).as("the newest two: both at index 2")
+            .containsExactlyInAnyOrder("snapshot.1_2.1", "snapshot.1_2.2");
+      }
+      SnapshotInfo latest = new CheckpointSnapshots(area).latest().orElseThrow();
+      assertThat(latest.getTermIndex().getIndex()).isEqualTo(2);
+      assertThat(latest.getFiles()).extracting(FileInfo::getPath)
+          .allMatch(p -> p.startsWith(area.resolve("snapshot.1_2.2")));
+      append(store, 3);
+      assertThat(snapshots.retake(store::checkpoint, store.appliedIndex())).as("a later index: generation 0")
+          .isEqualTo(3);
+      snapshots.keepOnlyNewest();
+      try (Stream<Path> entries = Files.list(area)) {
+        assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("snapshot.1_3");
+      }
     }
   }
 

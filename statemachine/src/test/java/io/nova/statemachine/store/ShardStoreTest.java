@@ -10,6 +10,7 @@ import io.nova.statemachine.stream.StreamState;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -58,7 +59,7 @@ class ShardStoreTest {
       // A trim inside the second batch: its records below 7 go, and 7 gets an offset of its own.
       StreamState trimmed = second.withFirstSeqNum(7).withBytes(1000, store.byteOffset(second, 7));
       assertThat(trimmed.retainedBytes()).isEqualTo(300);
-      store.applyBatch(new AppliedIndex(1, 3), Optional.of(trimmed), List.of(), false, 7);
+      store.applyBatch(new AppliedIndex(1, 3), Optional.of(trimmed), List.of(), false, 7, 700);
       assertThat(store.byteOffset(trimmed, 8)).isEqualTo(800);
     }
     try (ShardStore store = new ShardStore(dir)) {
@@ -106,7 +107,7 @@ class ShardStoreTest {
     try (ShardStore store = new ShardStore(dir)) {
       store.applyBatch(new AppliedIndex(1, 1), Optional.of(a), records(0, 10, 100, 1), false);
       store.applyBatch(new AppliedIndex(1, 2), Optional.of(b), records(0, 10, 100, 1), false);
-      store.applyBatch(new AppliedIndex(1, 3), Optional.of(a.withFirstSeqNum(4)), List.of(), false, 4);
+      store.applyBatch(new AppliedIndex(1, 3), Optional.of(a.withFirstSeqNum(4)), List.of(), false, 4, 40);
       assertThatThrownBy(() -> store.readRecords(1, 3, 10, 1000, 1 << 20, OptionalLong.empty()))
           .isInstanceOf(ShardReads.TrimmedMeanwhile.class).hasMessageContaining("record 3");
       assertThatThrownBy(() -> store.firstSeqNumAtOrAfter(1, 0, 0, 10))
@@ -137,6 +138,32 @@ class ShardStoreTest {
       assertThat(store.readRecords(2, 0, 3, 1000, 1 << 20, OptionalLong.empty())).hasSize(3);
       assertThat(store.loadStreamStates().get(1L).deleted()).isTrue();
       store.flush();
+    }
+  }
+
+  @Test
+  void trimsAndDeletesStayRecordedUnreclaimedAcrossReopenUntilForgottenThroughTheirIndex() {
+    StreamState a = StreamState.created(1, "demo", "a", 1).withTail(10, 104);
+    StreamState b = StreamState.created(2, "demo", "b", 1).withTail(3, 100);
+    try (ShardStore store = new ShardStore(dir)) {
+      store.applyBatch(new AppliedIndex(1, 1), Optional.of(a), records(0, 10, 100, 1), false);
+      store.applyBatch(new AppliedIndex(1, 2), Optional.of(b), records(0, 3, 100, 1), false);
+      assertThat(store.unreclaimedTrims(Long.MAX_VALUE).isEmpty()).as("appends record nothing").isTrue();
+      store.applyBatch(new AppliedIndex(1, 3), Optional.of(a.withFirstSeqNum(4)), List.of(), false, 4, 40);
+      store.applyBatch(new AppliedIndex(1, 4), Optional.of(a.withFirstSeqNum(6)), List.of(), false, 6, 20);
+      store.applyBatch(new AppliedIndex(1, 5), Optional.of(b.asDeleted()), List.of(), true, 0, 30);
+      assertThat(store.unreclaimedTrims(3)).isEqualTo(new ShardStore.UnreclaimedTrims(Map.of(1L, 4L), 40, 1));
+    }
+    try (ShardStore store = new ShardStore(dir)) {
+      assertThat(store.unreclaimedTrims(Long.MAX_VALUE)).as("the highest trim point per stream; a delete is -1")
+          .isEqualTo(new ShardStore.UnreclaimedTrims(Map.of(1L, 6L, 2L, -1L), 90, 3));
+      store.forgetUnreclaimedTrims(4);
+      assertThat(store.unreclaimedTrims(Long.MAX_VALUE)).as("a later trim is kept")
+          .isEqualTo(new ShardStore.UnreclaimedTrims(Map.of(2L, -1L), 30, 1));
+      assertThat(store.appliedIndex()).as("bookkeeping moves no applied index").isEqualTo(new AppliedIndex(1, 5));
+    }
+    try (ShardStore store = new ShardStore(dir)) {
+      assertThat(store.unreclaimedTrims(Long.MAX_VALUE).count()).as("forgetting persists").isEqualTo(1);
     }
   }
 }

@@ -81,7 +81,7 @@ class RetentionTest {
   void aTrimmedStreamIsMeasuredFromItsFirstRetainedRecord() {
     StreamState trimmed = stream.withFirstSeqNum(4).withBytes(1000, 400)
         .withConfig(StreamConfig.newBuilder().setRetentionBytes(450).build(), 1);
-    store.applyBatch(new AppliedIndex(1, 2), Optional.of(trimmed), List.of(), false, 4);
+    store.applyBatch(new AppliedIndex(1, 2), Optional.of(trimmed), List.of(), false, 4, 400);
     assertThat(Retention.due(trimmed, 0, store, store).map(TrimCommand::getSeqNum)).contains(6L);
   }
 
