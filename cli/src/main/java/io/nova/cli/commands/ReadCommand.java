@@ -46,7 +46,8 @@ public final class ReadCommand extends ClientCommand {
         description = "Start at the first record with timestamp >= MS (ms since the epoch).")
     Long timestampMs;
 
-    @Option(names = "--tail-offset", paramLabel = "K", description = "Start K records before the tail.")
+    @Option(names = "--tail-offset", paramLabel = "K",
+        description = "Start K records before the tail (at the first retained record if fewer are retained).")
     Long tailOffset;
   }
 
