@@ -166,13 +166,14 @@ public final class NovaServer implements AutoCloseable {
     ExecutorService sessionWriters = pool(config.nodeId(), "nova-session-writer", tuning.sessionWritersMax());
     HostPort api = HostPort.parse(config.self().apiAddress(), "api-address");
     String bindHost = config.bindHostFor(config.self().apiAddress());
-    LocalTailFeeds tailFeeds = localTailFeeds(node);
+    // Gated here only: every session takes its feeds from the data plane.
+    LocalTailFeeds tailFeeds = tuning.readPushEnabled() ? localTailFeeds(node) : LocalTailFeeds.NONE;
     DataPlane dataPlane = new DataPlane(router, clock, nanoTime, new DataPlaneMetrics(node.metrics().registry()),
         tailFeeds);
     ControlPlane controlPlane = new ControlPlane(router);
     AccessTokens tokens = new AccessTokens(groups, clock, new java.security.SecureRandom());
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
-    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock, tailFeeds);
+    var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
         balancer::rebalance);
     Membership membership = new Membership(groups, peerNodeInfo, config.clusterName());

@@ -61,8 +61,8 @@ public final class DataPlane {
    * @param nanoTime the monotonic clock, in nanoseconds, an append's ack latency is measured on
    *     ({@code System::nanoTime} outside tests); the sessions measure theirs on it too
    * @param metrics this node's data-plane instruments, which every call counts its outcome in
-   * @param tailFeeds this node's leading shard replicas, which push applied records to the HTTP read
-   *     sessions at the tail
+   * @param tailFeeds this node's leading shard replicas, which push applied records to the read sessions
+   *     (gRPC and HTTP) at the tail; {@link LocalTailFeeds#NONE} when read push is off
    */
   public DataPlane(StreamRouter router, Clock clock, LongSupplier nanoTime, DataPlaneMetrics metrics,
       LocalTailFeeds tailFeeds) {

@@ -6,7 +6,6 @@ import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.errors.UnaryCalls;
 import io.nova.gateway.auth.GrpcAuthInterceptor;
 import io.nova.gateway.session.AppendSessionCall;
-import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.session.ReadSessionCall;
 import io.nova.proto.v1.AppendRequest;
 import io.nova.proto.v1.AppendResponse;
@@ -42,7 +41,6 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   private final Executor sessionWriters;
   private final NodeTuning tuning;
   private final Clock clock;
-  private final LocalTailFeeds tailFeeds;
 
   /**
    * @param sessions runs the read sessions' reply handling and pauses (short, non-blocking tasks)
@@ -50,13 +48,10 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
    *     the read sessions' re-resolutions (they block on the meta group)
    * @param tuning the sessions' in-flight window and default heartbeat
    * @param clock the clock of the read sessions' heartbeat pacing
-   * @param tailFeeds this node's leading shard replicas, which push applied records to read sessions at the
-   *     tail (used only with {@link NodeTuning#readPushEnabled()})
    */
   public DataPlaneService(DataPlane dataPlane, ScheduledExecutorService sessions, Executor sessionWriters,
-      NodeTuning tuning, Clock clock, LocalTailFeeds tailFeeds) {
+      NodeTuning tuning, Clock clock) {
     this.dataPlane = dataPlane;
-    this.tailFeeds = tuning.readPushEnabled() ? tailFeeds : LocalTailFeeds.NONE;
     this.sessions = sessions;
     this.sessionWriters = sessionWriters;
     this.tuning = tuning;
@@ -106,6 +101,6 @@ public final class DataPlaneService extends DataPlaneGrpc.DataPlaneImplBase {
   public void readSession(ReadSessionRequest request, StreamObserver<ReadSessionResponse> observer) {
     ReadSessionCall.start(request, (ServerCallStreamObserver<ReadSessionResponse>) observer,
         dataPlane.router(), sessions, sessionWriters, clock::millis, dataPlane.metrics(),
-        tuning.readSessionHeartbeatDefaultMs(), GrpcAuthInterceptor.sessionCheck(), tailFeeds);
+        tuning.readSessionHeartbeatDefaultMs(), GrpcAuthInterceptor.sessionCheck(), dataPlane.tailFeeds());
   }
 }

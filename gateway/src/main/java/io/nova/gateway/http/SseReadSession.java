@@ -9,6 +9,7 @@ import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRoute;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.session.PushedBatches;
+import io.nova.gateway.session.TailFollow;
 import io.nova.gateway.session.ReadQueries;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardQuery;
@@ -21,7 +22,6 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.limits.Metering;
-import io.nova.statemachine.feed.TailFeed;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -88,9 +88,8 @@ final class SseReadSession implements Runnable {
   private final LocalTailFeeds feeds;
   /** Released by the apply thread when it pushed a batch or the subscription ended; the session waits on it. */
   private final Semaphore pushedSignal = new Semaphore(0);
-  /** Invariant: {@code pushed} and {@code subscription} are both null (reading) or both set (subscribed). */
-  private PushedBatches pushed;
-  private TailFeed.Subscription subscription;
+  /** The subscription to pushed records while near the tail; null while reading. */
+  private TailFollow follow;
   /** The next seq_num to read; negative until the first answer pins the start. */
   private long nextSeqNum = -1;
   private long countLeft;
@@ -152,7 +151,7 @@ final class SseReadSession implements Runnable {
         sendError(refused.get());
         return;
       }
-      if (pushed != null) {
+      if (follow != null) {
         Step step = sendPushed();
         if (step == Step.OVER) {
           return;
@@ -201,32 +200,34 @@ final class SseReadSession implements Runnable {
    *     leads); {@link Step#OVER} when a limit ended the session
    */
   private Step sendPushed() throws InterruptedException {
-    if (pushed.broken()) {
-      unfollow();
-      return Step.READ;
-    }
-    if (nextSeqNum < subscription.fromSeqNum()) {
-      return Step.READ;
-    }
-    PushedBatches.Batch head = pushed.firstOwed(nextSeqNum);
-    if (head == null) {
-      long waitMs = lastSentMs + heartbeatMs - clock.millis();
-      if (waitMs <= 0) {
+    switch (follow.owed(nextSeqNum)) {
+      case UNFOLLOW -> {
+        unfollow();
         return Step.READ;
       }
-      if (pushedSignal.tryAcquire(waitMs, TimeUnit.MILLISECONDS)) {
-        pushedSignal.drainPermits();
+      case READ -> {
+        return Step.READ;
       }
-      return Step.SENT;
+      case IDLE -> {
+        long waitMs = lastSentMs + heartbeatMs - clock.millis();
+        if (waitMs <= 0) {
+          return Step.READ;
+        }
+        if (pushedSignal.tryAcquire(waitMs, TimeUnit.MILLISECONDS)) {
+          pushedSignal.drainPermits();
+        }
+        return Step.SENT;
+      }
+      case SEND -> {
+        return sendTaken();
+      }
+      default -> throw new IllegalStateException("unknown answer");
     }
-    if (head.firstSeqNum() > nextSeqNum) {
-      // Pushed batches are contiguous from the subscription's start; a hole means a bug: read past it.
-      LOG.warn("pushed records start at {} but the SSE session owes {}; reading instead", head.firstSeqNum(),
-          nextSeqNum);
-      unfollow();
-      return Step.READ;
-    }
-    PushedBatches.Taken taken = pushed.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
+  }
+
+  /** Sends the pushed records owed next, merged as one read answer. */
+  private Step sendTaken() {
+    PushedBatches.Taken taken = follow.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
         Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX), request.hasUntil() ? request.getUntil() : Long.MAX_VALUE);
     ReadResponse batch = taken.batch();
     if (batch.getRecordsCount() > 0) {
@@ -249,25 +250,19 @@ final class SseReadSession implements Runnable {
    * this node does not lead the stream's shard, the session goes on reading.
    */
   private void maybeFollow(long tailSeqNum) {
-    if (pushed != null || route == null || nextSeqNum < 0
+    if (follow != null || route == null || nextSeqNum < 0
         || tailSeqNum - nextSeqNum > PushedBatches.FOLLOW_WITHIN_RECORDS) {
       return;
     }
-    PushedBatches batches = new PushedBatches(PushedBatches.QUEUED_BYTES_MAX, pushedSignal::release);
-    Optional<TailFeed.Subscription> followed = feeds.follow(route.placement().getShard(),
-        route.placement().getStreamId(), batches);
-    if (followed.isPresent()) {
-      pushed = batches;
-      subscription = followed.get();
-    }
+    follow = TailFollow.start(feeds, route.placement().getShard(), route.placement().getStreamId(),
+        pushedSignal::release).orElse(null);
   }
 
   /** Back to reading only. */
   private void unfollow() {
-    if (subscription != null) {
-      subscription.close();
-      subscription = null;
-      pushed = null;
+    if (follow != null) {
+      follow.close();
+      follow = null;
     }
   }
 
@@ -311,7 +306,7 @@ final class SseReadSession implements Runnable {
       client.sendEvent("heartbeat", Json.line(JsonViews.tail(read.getTail())));
       lastSentMs = now;
     }
-    if (pushed == null && now - askedAtMs < heartbeatMs - pauseMs) {
+    if (follow == null && now - askedAtMs < heartbeatMs - pauseMs) {
       // The shard answered without parking (overloaded, or a leader change): do not spin. (A subscribed
       // session's reads do not park: it waits for pushed records instead.)
       Thread.sleep(pauseMs);
@@ -340,7 +335,7 @@ final class SseReadSession implements Runnable {
     ReadQuery query = ReadQueries.next(ReadQueries.opening(streamId, heartbeatMs, request.getStart(),
         request.getClamp(), request.hasUntil(), request.getUntil()), nextSeqNum, countLeft, bytesLeft);
     // Subscribed: new records come pushed, so a read answers at once instead of parking.
-    return pushed == null ? query : query.toBuilder().setWaitMs(0).build();
+    return follow == null ? query : query.toBuilder().setWaitMs(0).build();
   }
 
   private void sendError(ErrorDetail detail) {

@@ -6,7 +6,6 @@ import io.nova.cluster.config.NodeTuning;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.dataplane.DataPlane;
 import io.nova.gateway.errors.GatewayException;
-import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRouter;
 import io.nova.gateway.validation.RequestChecks;
 import io.nova.proto.v1.ReadRequest;
@@ -147,7 +146,7 @@ final class SseSessions implements AutoCloseable {
       client.keepAlive();
       metrics.readSessionOpened();
       threads.execute(new SseReadSession(client, router, metrics, params, first, encoding, clock, tuning,
-          AuthRoutes.sessionCheck(ctx), tuning.readPushEnabled() ? data.tailFeeds() : LocalTailFeeds.NONE, () -> {
+          AuthRoutes.sessionCheck(ctx), data.tailFeeds(), () -> {
         metrics.readSessionClosed();
         permits.release();
       }));

@@ -24,8 +24,6 @@ import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
 import io.nova.protocol.limits.Limits;
 import io.nova.protocol.logging.LogContext;
-import io.nova.statemachine.feed.TailFeed;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -97,9 +95,8 @@ public final class ReadSessionCall {
   private boolean reading;
   private boolean ended;
   private final LocalTailFeeds feeds;
-  /** Invariant: {@code pushed} and {@code subscription} are both null (reading) or both set (subscribed). */
-  private PushedBatches pushed;
-  private TailFeed.Subscription subscription;
+  /** The subscription to pushed records while near the tail; null while reading. */
+  private TailFollow follow;
   /** The pending heartbeat check of a subscribed, idle session, or null. */
   private ScheduledFuture<?> heartbeatTick;
   /** When the session last sent a batch or a heartbeat, in ms of {@code nowMs}. */
@@ -165,13 +162,13 @@ public final class ReadSessionCall {
     if (reading || ended || !out.isReady()) {
       return;
     }
-    if (pushed != null && sendPushed()) {
+    if (follow != null && sendPushed()) {
       return;
     }
     reading = true;
     long askedAtMs = nowMs.getAsLong();
     // Subscribed: new records come pushed, so a read answers at once instead of parking.
-    ReadQuery query = pushed == null ? query() : query().toBuilder().setWaitMs(0).build();
+    ReadQuery query = follow == null ? query() : query().toBuilder().setWaitMs(0).build();
     java.util.function.Supplier<CompletableFuture<ShardQueryResult>> read = () -> route.queryAsync(
         info -> ShardQuery.newBuilder().setRead(query.toBuilder().setStreamId(info.getStreamId())).build(), blocking);
     CompletableFuture<ShardQueryResult> step;
@@ -237,12 +234,12 @@ public final class ReadSessionCall {
     }
     out.onNext(ReadSessionResponse.newBuilder().setHeartbeat(read.getTail()).build());
     lastSentMs = nowMs.getAsLong();
-    if (pushed != null && nextSeqNum < subscription.fromSeqNum()) {
+    if (follow != null && nextSeqNum < follow.fromSeqNum()) {
       // A linearizable tail below where the subscription started cannot happen; read rather than trust it.
       unfollow();
     }
     maybeFollow(tailSeqNum);
-    if (pushed != null) {
+    if (follow != null) {
       readWhileReady();
       return;
     }
@@ -268,16 +265,11 @@ public final class ReadSessionCall {
    * the shard) the session goes on reading.
    */
   private void maybeFollow(long tailSeqNum) {
-    if (pushed != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > PushedBatches.FOLLOW_WITHIN_RECORDS) {
+    if (follow != null || nextSeqNum < 0 || tailSeqNum - nextSeqNum > PushedBatches.FOLLOW_WITHIN_RECORDS) {
       return;
     }
-    PushedBatches batches = new PushedBatches(PushedBatches.QUEUED_BYTES_MAX, this::pushedSoon);
-    Optional<TailFeed.Subscription> followed = feeds.follow(route.placement().getShard(),
-        route.placement().getStreamId(), batches);
-    if (followed.isPresent()) {
-      pushed = batches;
-      subscription = followed.get();
-    }
+    follow = TailFollow.start(feeds, route.placement().getShard(), route.placement().getStreamId(),
+        this::pushedSoon).orElse(null);
   }
 
   /** Called on the apply thread: the session sends on its own executor. */
@@ -299,35 +291,32 @@ public final class ReadSessionCall {
    */
   private boolean sendPushed() {
     while (true) {
-      if (pushed.broken()) {
-        unfollow();
-        return false;
-      }
-      if (nextSeqNum < subscription.fromSeqNum()) {
-        return false;
-      }
-      PushedBatches.Batch head = pushed.firstOwed(nextSeqNum);
-      if (head == null) {
-        // Idle: the heartbeat's read also re-checks the access token, as an idle long poll did.
-        if (nowMs.getAsLong() - lastSentMs >= heartbeatMs) {
+      switch (follow.owed(nextSeqNum)) {
+        case UNFOLLOW -> {
+          unfollow();
           return false;
         }
-        armHeartbeat();
-        return true;
-      }
-      if (accessCheckDue()) {
-        // Delivering: the token is re-checked by a read (which also delivers) at least this often.
-        return false;
-      }
-      if (head.firstSeqNum() > nextSeqNum) {
-        // Pushed batches are contiguous from the subscription's start; a hole means a bug: read past it.
-        LOG.warn("pushed records start at {} but the session owes {}; reading instead", head.firstSeqNum(),
-            nextSeqNum);
-        unfollow();
-        return false;
-      }
-      if (!out.isReady() || !sendPushedBatch()) {
-        return true;
+        case READ -> {
+          return false;
+        }
+        case IDLE -> {
+          // Idle: the heartbeat's read also re-checks the access token, as an idle long poll did.
+          if (nowMs.getAsLong() - lastSentMs >= heartbeatMs) {
+            return false;
+          }
+          armHeartbeat();
+          return true;
+        }
+        case SEND -> {
+          if (accessCheckDue()) {
+            // Delivering: the token is re-checked by a read (which also delivers) at least this often.
+            return false;
+          }
+          if (!out.isReady() || !sendPushedBatch()) {
+            return true;
+          }
+        }
+        default -> throw new IllegalStateException("unknown answer");
       }
     }
   }
@@ -339,7 +328,7 @@ public final class ReadSessionCall {
    * @return false when the session finished
    */
   private boolean sendPushedBatch() {
-    PushedBatches.Taken taken = pushed.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
+    PushedBatches.Taken taken = follow.take(nextSeqNum, Math.min(countLeft, Limits.READ_RECORDS_MAX),
         Math.min(bytesLeft, Limits.READ_METERED_BYTES_MAX), request.hasUntil() ? request.getUntil() : Long.MAX_VALUE);
     ReadResponse batch = taken.batch();
     if (batch.getRecordsCount() > 0) {
@@ -382,10 +371,9 @@ public final class ReadSessionCall {
 
   /** Back to reading only: drops the subscription, what it queued and any pending heartbeat check. */
   private void unfollow() {
-    if (subscription != null) {
-      subscription.close();
-      subscription = null;
-      pushed = null;
+    if (follow != null) {
+      follow.close();
+      follow = null;
     }
     if (heartbeatTick != null) {
       heartbeatTick.cancel(false);
