@@ -89,11 +89,11 @@ import io.nova.statemachine.snapshot.LogSpace;
  * @param raftLogMetadataEnabled whether a leader appends a metadata entry recording the commit index
  *     after each commit ({@code raft.server.log.log-metadata.enabled}). Default true, Ratis' own, though
  *     the entry is a second replicated, fsynced log write per commit: a restarted replica recovers its
- *     commit index from the last one at once, and a node that lost its data tells from its peers' commit
- *     indexes that it must rejoin rather than bootstrap (docs/adr/0006). Off, a restarted replica reports
- *     and applies nothing past its snapshot until a leader tells it the commit index, so a wiped node
- *     starting while its peers have just restarted can take the group for unused: off is for measurement
- *     only (WipedNodeRejoinTest failed with it).
+ *     commit index from the last one at once. Off, a restarted replica reports and applies nothing past
+ *     its snapshot until a leader tells it the commit index. A node that lost its data no longer depends
+ *     on it: its start-up probe also counts its peers' last log entries and snapshots (docs/adr/0006;
+ *     WipedNodeRejoinTest covers a wiped node starting before its restarted peers elect, with it off).
+ *     Off is not the default until a benchmark shows what it gains.
  * @param raftLogFlushBackground whether a replica counts a log entry as written once it is in the
  *     operating system's page cache, with the fsync running in the background
  *     ({@code raft.server.log.unsafe-flush.enabled}). Default false: an append is acknowledged only once a

@@ -54,6 +54,7 @@ import java.util.stream.Collectors;
 import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupInfoReply;
@@ -92,7 +93,10 @@ public final class NovaNode implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(NovaNode.class);
 
-  /** A peer's commit index at or above which its group is in use (a fresh group commits index 0 only). */
+  /**
+   * A peer's log index at or above which its group is in use (a fresh group commits index 0 only): its
+   * commit index, its log's last entry or its newest snapshot.
+   */
   static final long IN_USE_COMMIT_INDEX_MIN = 1;
   /** How long asking one peer whether it has a group may take. */
   static final TimeDuration PROBE_TIMEOUT = TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS);
@@ -370,15 +374,20 @@ public final class NovaNode implements AutoCloseable {
     }
   }
 
-  /** Whether another replica of the group reports committed entries (unreachable peers do not count). */
+  /**
+   * Whether another replica of the group reports having used it (unreachable peers do not count): a commit
+   * index, a last log entry or a snapshot past the fresh group's first entry. The last two are in the log
+   * and snapshot files, so a peer that has just restarted shows them at once, also when the log holds no
+   * metadata entries to recover its commit index from ({@code raftLogMetadataEnabled} off).
+   */
   private boolean inUseElsewhere(GroupSpec spec) {
     for (RaftPeer peer : others(spec)) {
       try (RaftClient client = client(RaftGroup.valueOf(spec.group().getGroupId(), peer))) {
         GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(spec.group().getGroupId());
-        long commit = info.getCommitInfos().stream().mapToLong(CommitInfoProto::getCommitIndex).max().orElse(-1);
-        if (commit >= IN_USE_COMMIT_INDEX_MIN) {
-          LOG.warn("node {} has no copy of group {} but {} has committed up to index {}: this node lost its "
-              + "data and rejoins without voting until caught up", config.nodeId(), spec.name(), peer.getId(), commit);
+        long used = usedUpTo(info);
+        if (used >= IN_USE_COMMIT_INDEX_MIN) {
+          LOG.warn("node {} has no copy of group {} but {} has used it up to index {}: this node lost its "
+              + "data and rejoins without voting until caught up", config.nodeId(), spec.name(), peer.getId(), used);
           return true;
         }
       } catch (IOException | RuntimeException e) {
@@ -386,6 +395,15 @@ public final class NovaNode implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /** The highest log index a replica's group info shows it has used: committed, logged or snapshotted. */
+  static long usedUpTo(GroupInfoReply info) {
+    long commit = info.getCommitInfos().stream().mapToLong(CommitInfoProto::getCommitIndex).max().orElse(-1);
+    RaftProtos.LogInfoProto log = info.getLogInfoProto();
+    long logged = log == null || !log.hasLastEntry() ? -1 : log.getLastEntry().getIndex();
+    long snapshotted = log == null || !log.hasLastSnapshot() ? -1 : log.getLastSnapshot().getIndex();
+    return Math.max(commit, Math.max(logged, snapshotted));
   }
 
   /**

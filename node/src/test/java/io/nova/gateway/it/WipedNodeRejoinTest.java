@@ -2,11 +2,16 @@ package io.nova.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.nova.client.AppendRecord;
 import io.nova.client.NovaClient;
 import io.nova.client.StreamAddress;
 import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.node.NovaNode;
 import io.nova.node.testing.LocalCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,12 +24,15 @@ import org.apache.ratis.server.RaftServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node that lost its data folder rejoins its groups (docs/adr/0006-wiped-node-rejoins.md) over real
  * sockets and real folders: a plain wipe of a follower, and a node wiped again while its first rejoin
  * was half done, so that the group's leader inherits an uncommitted configuration removing that node
- * (anomaly 4 in docs/testing.md).
+ * (anomaly 4 in docs/testing.md), and, with the log's commit-index metadata entries off, a wiped node
+ * starting right after every other node restarted (its peers then know their log but not yet their
+ * commit index).
  */
 class WipedNodeRejoinTest {
 
@@ -113,6 +121,51 @@ class WipedNodeRejoinTest {
           expected.add("via-" + node + "-0");
         }
       }
+      try (NovaClient viaWiped = clientOf(cluster, wiped)) {
+        assertThat(Records.bodies(Records.readAll(viaWiped, stream))).isEqualTo(expected);
+      }
+    }
+  }
+
+  @Test
+  void aWipedNodeStartingRightAfterItsPeersRestartedRejoinsWithoutLogMetadata() throws Exception {
+    NodeTuning tuning = NodeTuning.defaults().toBuilder().raftLogMetadataEnabled(false).build();
+    // A long election timeout: the restarted peers elect no leader, so learn no commit index, for seconds.
+    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, 6000, tuning)) {
+      cluster.awaitReady(REJOIN_BOUND);
+      StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "wiped-cold");
+      List<String> expected;
+      try (NovaClient client = clientOf(cluster, null)) {
+        client.createBasin(ClusterFixture.BASIN);
+        client.createStream(stream);
+        expected = appendBatches(client, stream, "before", 10);
+      }
+      String wiped = nodeLeadingNothing(cluster);
+      List<String> others = cluster.nodeIds().stream().filter(id -> !id.equals(wiped)).toList();
+
+      cluster.stopAll();
+      cluster.wipe(wiped);
+      ListAppender<ILoggingEvent> joins = new ListAppender<>();
+      Logger nodeLog = (Logger) LoggerFactory.getLogger(NovaNode.class);
+      joins.start();
+      nodeLog.addAppender(joins);
+      try {
+        for (String id : others) {
+          cluster.start(id);
+        }
+        cluster.startAsync(wiped).get(REJOIN_BOUND.toSeconds(), TimeUnit.SECONDS); // before its peers elect
+
+      } finally {
+        nodeLog.detachAppender(joins);
+      }
+      List<String> lines = joins.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      for (GroupSpec spec : cluster.server(wiped).node().layout().groupsOn(wiped)) {
+        assertThat(lines).as("the wiped node rejoins %s rather than bootstrapping it", spec.name())
+            .anyMatch(line -> line.startsWith("node " + wiped + " has no copy of group " + spec.name() + " "))
+            .noneMatch(line -> line.startsWith("node " + wiped + " bootstrapped group " + spec.name() + " "));
+      }
+      cluster.awaitReady(REJOIN_BOUND);
+      assertCaughtUpVoter(cluster, wiped);
       try (NovaClient viaWiped = clientOf(cluster, wiped)) {
         assertThat(Records.bodies(Records.readAll(viaWiped, stream))).isEqualTo(expected);
       }

@@ -64,6 +64,13 @@ public final class LocalCluster implements AutoCloseable {
         UnaryOperator.identity(), tuning, clock);
   }
 
+  /** Like {@link #start(Path, int, int, long, long)} with every node running {@code tuning}. */
+  public static LocalCluster start(Path dir, int nodes, int shards, long electionTimeoutMs, NodeTuning tuning)
+      throws IOException {
+    return start(dir, nodes, shards, electionTimeoutMs, NodeConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+        UnaryOperator.identity(), tuning, Clock.systemUTC());
+  }
+
   /** Starts {@code nodes} nodes with {@code shards} shard groups, data under {@code dir}. */
   public static LocalCluster start(Path dir, int nodes, int shards) throws IOException {
     return start(dir, nodes, shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS,
