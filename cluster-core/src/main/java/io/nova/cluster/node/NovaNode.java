@@ -588,6 +588,33 @@ public final class NovaNode implements AutoCloseable {
       joinAll(groups);
     }
 
+    /**
+     * Creates each replica empty, its own member a listener in the Ratis group it starts from, so it asks
+     * for no votes: no probe and no rejoin (ADR 0006 is about a member that lost its log; a move's target
+     * never was a member). The group's leader catches it up once the move's driver has committed a
+     * configuration with it as a listener.
+     */
+    @Override
+    public void learn(List<GroupSpec> groups) throws IOException {
+      IOException first = null;
+      for (GroupSpec spec : groups) {
+        try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+          addLocally(spec);
+          LOG.info("node {} started an empty listener replica of group {} ({})", config.nodeId(), spec.name(),
+              spec.group());
+        } catch (IOException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
+    }
+
     @Override
     public void delete(RaftGroupId group) throws IOException {
       GroupSpec spec = groupsById.get(group);
