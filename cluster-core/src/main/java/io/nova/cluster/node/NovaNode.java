@@ -10,6 +10,8 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.LeaderStageMetrics;
 import io.nova.cluster.metrics.SnapshotMetrics;
 import io.nova.cluster.metrics.NodeMetrics;
+import io.nova.cluster.membership.MoveDriver;
+import io.nova.cluster.membership.MoveStepPlan;
 import io.nova.cluster.placement.MetaPlacementSource;
 import io.nova.cluster.placement.PlacementCache;
 import io.nova.cluster.placement.PlacementReconciler;
@@ -128,6 +130,8 @@ public final class NovaNode implements AutoCloseable {
   private final Map<RaftGroupId, GroupSpec> groupsById;
   /** Keeps the local groups at the meta group's placement; null when {@link NodeTuning#placementPollIntervalMs()} is 0. */
   private volatile PlacementReconciler reconciler;
+  /** Drives the placement's replica moves while this node leads the meta group; null when reconciling is off. */
+  private volatile MoveDriver moveDriver;
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
@@ -216,6 +220,9 @@ public final class NovaNode implements AutoCloseable {
             new MetaPlacementSource(server, node::layout, node::client), node.new Local(),
             new PlacementCache(config.dataDir().toAbsolutePath()),
             Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
+        node.moveDriver = MoveDriver.start(config.nodeId(), new MetaPlacementSource(server, node::layout, node::client),
+            () -> node.layout().meta().group(), node::client,
+            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT), tuning.placementPollIntervalMs());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -691,6 +698,10 @@ public final class NovaNode implements AutoCloseable {
 
   @Override
   public void close() {
+    MoveDriver driver = moveDriver;
+    if (driver != null) {
+      driver.close();
+    }
     PlacementReconciler r = reconciler;
     if (r != null) {
       r.close();
