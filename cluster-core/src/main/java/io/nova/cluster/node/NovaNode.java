@@ -132,6 +132,9 @@ public final class NovaNode implements AutoCloseable {
   private volatile PlacementReconciler reconciler;
   /** Drives the placement's replica moves while this node leads the meta group; null when reconciling is off. */
   private volatile MoveDriver moveDriver;
+  /** Told each placement this node adopts, after it became {@link #layout()}; see {@link #onPlacementAdopted}. */
+  private final List<java.util.function.Consumer<Placement>> adoptionListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
@@ -553,6 +556,15 @@ public final class NovaNode implements AutoCloseable {
     return r == null ? Optional.empty() : r.adopted();
   }
 
+  /**
+   * Calls {@code listener} with every placement this node adopts from now on, on the reconciler's thread,
+   * after it became {@link #layout()} (the gateway's routing learns moved replicas this way). A listener
+   * that throws is logged and does not stop the others. Registered for the node's lifetime.
+   */
+  public void onPlacementAdopted(java.util.function.Consumer<Placement> listener) {
+    adoptionListeners.add(listener);
+  }
+
   /** The reconciler of this node's groups with the meta group's placement; empty when it is off. */
   public Optional<PlacementReconciler> reconciler() {
     return Optional.ofNullable(reconciler);
@@ -588,6 +600,14 @@ public final class NovaNode implements AutoCloseable {
     public void adopt(ClusterLayout adopted, Placement placement) {
       adopted.allGroups().forEach(g -> groupsById.put(g.group().getGroupId(), g));
       layout = adopted;
+      for (java.util.function.Consumer<Placement> listener : adoptionListeners) {
+        try {
+          listener.accept(placement);
+        } catch (RuntimeException e) {
+          LOG.warn("node {}: a listener of placement version {} failed: {}", config.nodeId(), placement.getVersion(),
+              e.toString());
+        }
+      }
     }
 
     @Override

@@ -98,6 +98,26 @@ public final class Placements {
     return out;
   }
 
+  /**
+   * As {@link #layout}, but each group's Ratis group also lists its learners (as listeners): the peers a
+   * client of the group may be sent to while a replica move runs (the target may lead once promoted, before
+   * the move is done and the placement lists it among the replicas). For routing only; hosting and
+   * reconciling use {@link #layout}.
+   *
+   * @throws IllegalArgumentException when {@code placement} breaks {@link PlacementRules}
+   */
+  public static ClusterLayout routingLayout(Placement placement) {
+    ClusterLayout hosting = layout(placement);
+    Map<String, RegisteredNode> byId = new HashMap<>();
+    placement.getNodesList().forEach(n -> byId.put(n.getNodeId(), n));
+    GroupSpec meta = withLearners(placement.getGroups(0), byId);
+    List<GroupSpec> shards = new ArrayList<>();
+    for (PlacedGroup group : placement.getGroupsList().subList(1, placement.getGroupsCount())) {
+      shards.add(withLearners(group, byId));
+    }
+    return ClusterLayout.of(hosting.nodes(), meta, shards);
+  }
+
   /** {@code group} with its replicas as voters and its learners as listeners. */
   public static GroupSpec withLearners(PlacedGroup group, Map<String, RegisteredNode> byId) {
     List<RaftPeer> peers = new ArrayList<>(spec(group, byId).group().getPeers());
