@@ -579,21 +579,58 @@ public final class NovaNode implements AutoCloseable {
       return ids;
     }
 
+    /**
+     * Whether the replica's own configuration counts this node, in its current or previous part. One case
+     * asks the group: a replica whose last configuration is a joint one that counts it only in the previous
+     * part (it was removed, and the leader stopped sending it the log once the joint configuration
+     * committed, so it never receives the final one). Then it is not a member once a replica answering as
+     * the group's leader holds a configuration that is not joint and does not count this node: a leader
+     * appends that one only after the joint one committed, and a later leader finishes it the same way, so
+     * no configuration counting this node can come back without a new membership change.
+     */
     @Override
     public boolean stillMember(RaftGroupId group) {
       try {
         var conf = server.getDivision(group).getRaftConf();
+        boolean previous = false;
         for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
-          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))
-              || conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
+          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
             return true;
           }
+          previous |= conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()));
         }
-        return false;
+        if (!previous) {
+          return false;
+        }
+        List<RaftPeer> others = new ArrayList<>();
+        for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
+          conf.getCurrentPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
+        }
+        return !leaderHasRemoved(group, others);
       } catch (IOException e) {
         // Not running (any more): nothing of it to keep.
         return false;
       }
+    }
+
+    /** Whether one of {@code peers} answers as {@code group}'s leader with a settled configuration without this node. */
+    private boolean leaderHasRemoved(RaftGroupId group, List<RaftPeer> peers) {
+      String self = server.getId().toString();
+      for (RaftPeer peer : peers) {
+        try (RaftClient client = client(RaftGroup.valueOf(group, peer))) {
+          GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(group);
+          if (info.getRoleInfoProto().getRole() != RaftPeerRole.LEADER || info.getConf().isEmpty()) {
+            continue;
+          }
+          var settled = info.getConf().get();
+          return settled.getOldPeersCount() == 0 && settled.getOldListenersCount() == 0
+              && settled.getPeersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self))
+              && settled.getListenersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self));
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("node {}: {} did not report group {}: {}", config.nodeId(), peer.getId(), group, e.toString());
+        }
+      }
+      return false;
     }
 
     @Override

@@ -56,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * shard-0's replica from n1 to n4 begun in the meta group while a writer appends is carried out by the meta
  * leader's driver (n4 starts an empty listener replica, is added as a listener, caught up, promoted, the
  * leader moved off n1 if it led, n1 removed) and recorded step by step until the placement lists n4 instead
- * of n1; then every acknowledged record is at its seq_num on n4's own replica and the stream is dense.
+ * of n1; then every acknowledged record is at its seq_num on n4's own replica, the stream is dense, and n1's
+ * reconciler deletes its replica, which no configuration counts any more.
  */
 class ReplicaMoveTest {
 
@@ -139,6 +140,15 @@ class ReplicaMoveTest {
         }
         acked.forEach((seq, body) -> assertThat(onN4.get(seq.intValue()).getBody().toStringUtf8()).isEqualTo(body));
 
+        // n1's replica: no configuration counts it any more, so its reconciler deletes it.
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+          for (var id : cluster.server("n1").node().raftServer().getGroupIds()) {
+            if (id.equals(shard.group().getGroupId())) {
+              return false;
+            }
+          }
+          return true;
+        });
         System.out.println("ReplicaMoveTest: " + acked.size() + " records acknowledged, " + failures.get()
             + " appends failed");
       }
