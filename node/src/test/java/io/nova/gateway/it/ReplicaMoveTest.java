@@ -57,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * leader's driver (n4 starts an empty listener replica, is added as a listener, caught up, promoted, the
  * leader moved off n1 if it led, n1 removed) and recorded step by step until the placement lists n4 instead
  * of n1; then every acknowledged record is at its seq_num on n4's own replica, the stream is dense, and n1's
- * reconciler deletes its replica, which no configuration counts any more.
+ * reconciler deletes its replica, which no configuration counts any more. A move begun while its target is
+ * down, whose meta leader then stops, finishes once the target runs, driven by the next meta leader.
  */
 class ReplicaMoveTest {
 
@@ -155,6 +156,74 @@ class ReplicaMoveTest {
     }
   }
 
+  @Test
+  void aMoveBegunWhileItsTargetIsDownFinishesOnceItRunsUnderTheNextMetaLeader(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, TUNING, Clock.systemUTC());
+        NovaClient client = NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(20))
+            .retryBudget(Duration.ofSeconds(30)).build()) {
+      cluster.awaitReady(Duration.ofSeconds(60));
+      Awaitility.await().atMost(SETTLE).until(() -> placement(cluster).isPresent());
+      client.createBasin(ClusterFixture.BASIN);
+      StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "resumed");
+      client.createStream(stream);
+      Map<Long, String> acked = new ConcurrentSkipListMap<>();
+      appendSome(client, stream, acked, "before", 10);
+
+      List<Integer> ports = FreePorts.take(3);
+      PeerAddress n4 = new PeerAddress("n4", "127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1),
+          "127.0.0.1:" + ports.get(2));
+      List<PeerAddress> peers = new ArrayList<>(cluster.config("n1").nodes());
+      peers.add(n4);
+      NodeConfig n4Config = new NodeConfig("test", "n4", dir.resolve("n4"), 1, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS,
+          peers);
+      client.addNode("n4", n4.raftAddress(), n4.apiAddress(), n4.httpAddress());
+      try (NovaServer first = NovaServer.start(n4Config, TUNING)) {
+        assertThat(client.addNode("n4", n4.raftAddress(), n4.apiAddress(), n4.httpAddress()).memberState())
+            .isEqualTo("up");
+      }
+      // n4 is registered up but down: the driver's first steps fail (the target cannot be caught up).
+      sendMeta(cluster, MetaCommand.newBuilder().setBeginReplicaMove(BeginReplicaMoveCommand.newBuilder()
+          .setGroup("shard-0").setFromNode("n1").setToNode("n4")).build());
+      Thread.sleep(3_000);
+      String metaLeader = cluster.awaitLeader("meta", Duration.ofSeconds(30));
+      cluster.stop(metaLeader);
+      try (NovaServer node4 = NovaServer.start(n4Config, TUNING)) {
+        appendSome(client, stream, acked, "during", 10);
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+          Optional<Placement> p = placement(cluster);
+          return p.isPresent() && p.get().getMovesCount() == 0 && shard0(p.get()).getReplicasList().contains("n4");
+        });
+        appendSome(client, stream, acked, "after", 10);
+        long tail = client.checkTail(stream).seqNum();
+        assertThat(acked).as("every append acknowledged, so the stream holds exactly these").hasSize((int) tail);
+        long streamId = streamId(cluster, stream);
+        GroupSpec shard = node4.node().layout().shard(0);
+        ShardStateMachine local = (ShardStateMachine) node4.node().raftServer()
+            .getDivision(shard.group().getGroupId()).getStateMachine();
+        Awaitility.await().atMost(SETTLE).until(() -> localRead(local, streamId, tail - 1, 1).size() == 1);
+        List<io.nova.proto.v1.SequencedRecord> onN4 = new ArrayList<>();
+        for (int round = 0; round < 10_000 && onN4.size() < tail; round++) {
+          onN4.addAll(localRead(local, streamId, onN4.size(), 500));
+        }
+        assertThat(onN4).hasSize((int) tail);
+        for (int i = 0; i < onN4.size(); i++) {
+          assertThat(onN4.get(i).getSeqNum()).as("dense on n4").isEqualTo(i);
+          assertThat(onN4.get(i).getBody().toStringUtf8()).isEqualTo(acked.get((long) i));
+        }
+      }
+    }
+  }
+
+  private static void appendSome(NovaClient client, StreamAddress stream, Map<Long, String> acked, String prefix,
+      int batches) {
+    for (int b = 0; b < batches; b++) {
+      AppendAck ack = client.append(stream, batch(prefix + b, 2));
+      for (int i = 0; i < 2; i++) {
+        acked.put(ack.start().seqNum() + i, prefix + b + "-" + i);
+      }
+    }
+  }
+
   /** Appends batches of 2 until {@code stop} (or {@link #BATCHES_MAX}); records each acknowledged body. */
   private static void write(NovaClient client, StreamAddress stream, Map<Long, String> acked, AtomicBoolean stop,
       AtomicInteger failures) {
@@ -191,7 +260,8 @@ class ReplicaMoveTest {
   }
 
   private static RaftClient metaClient(LocalCluster cluster) {
-    RaftGroup meta = cluster.server("n2").node().layout().meta().group();
+    String running = cluster.nodeIds().stream().filter(cluster::isRunning).findFirst().orElseThrow();
+    RaftGroup meta = cluster.server(running).node().layout().meta().group();
     return RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(meta)
         .setProperties(RaftTuning.clientProperties()).setRetryPolicy(RaftTuning.readRetryPolicy()).build();
   }
