@@ -34,6 +34,11 @@ import java.util.Objects;
  *   <li>a chain stream holds each life of its advancing-match writer as one unbroken run: that life's
  *       appends whole, in the order it made them, a prefix of what it staged (no append of a life after
  *       one of the same life that is missing: the hole a pipelined batch behind a miss would leave).
+ *   <li>a stream with a retention limit of N records ({@link RetainedStream}), with final tail T and first
+ *       retained seq_num F: F is at most {@code max(0, T - N)} (retention never drops a record within the
+ *       limit: no slack, see {@link #checkRetention}) and, as the runner waited for a pass after the writers
+ *       stopped, at least that (enforced); every acknowledged record at or above {@code max(0, T - N)} is
+ *       at its acked seq_num; and a final read from seq_num 0 with clamp returned nothing below F.
  * </ol>
  *
  * <p>Records below a stream's final first retained seq_num were trimmed: an acked append there, or a
@@ -69,10 +74,35 @@ public final class Checker {
     }
   }
 
+  /**
+   * What the runner knows of a stream created with a retention limit by record count (rule 15).
+   *
+   * @param limitRecords the stream's {@code retention_records}: it keeps at most this many newest records
+   * @param lowestReadByNode per node, the lowest seq_num that a final read from seq_num 0 with clamp
+   *     returned (absent: that read returned nothing or failed)
+   */
+  public record RetainedStream(long limitRecords, Map<String, Long> lowestReadByNode) {
+    public RetainedStream {
+      if (limitRecords < 1) {
+        throw new IllegalArgumentException("limitRecords must be >= 1, got " + limitRecords);
+      }
+      lowestReadByNode = Map.copyOf(lowestReadByNode);
+    }
+  }
+
   /** Recovery after the last heal; -1 means it never happened within the bounds. */
   public record Recovery(long leaderAfterHealMs, long appendAfterHealMs) {}
 
   public Verdict check(History history, Map<String, FinalStream> finals, Recovery recovery) {
+    return check(history, finals, recovery, Map.of());
+  }
+
+  /**
+   * Checks every rule; {@code retained} names the streams with a retention limit (by stream name), which
+   * rule 15 checks instead of rule 11 (their first retained seq_num is moved by retention, not by trims).
+   */
+  public Verdict check(History history, Map<String, FinalStream> finals, Recovery recovery,
+      Map<String, RetainedStream> retained) {
     Verdict v = new Verdict();
     List<Op> ops = history.ops();
     Map<String, List<Op>> byStream = new HashMap<>();
@@ -80,7 +110,8 @@ public final class Checker {
       byStream.computeIfAbsent(op.stream(), s -> new ArrayList<>()).add(op);
     }
     for (Map.Entry<String, FinalStream> e : finals.entrySet()) {
-      checkStream(v, e.getKey(), byStream.getOrDefault(e.getKey(), List.of()), e.getValue());
+      checkStream(v, e.getKey(), byStream.getOrDefault(e.getKey(), List.of()), e.getValue(),
+          retained.get(e.getKey()));
     }
     for (String stream : byStream.keySet()) {
       v.check("2 stream read back", finals.containsKey(stream), stream + " has operations but no final read");
@@ -113,7 +144,7 @@ public final class Checker {
     }
   }
 
-  private void checkStream(Verdict v, String stream, List<Op> ops, FinalStream fin) {
+  private void checkStream(Verdict v, String stream, List<Op> ops, FinalStream fin, RetainedStream retention) {
     // (2) dense and identical on every gateway; the first node's copy is the reference.
     List<String> ref = null;
     String refNode = null;
@@ -184,8 +215,48 @@ public final class Checker {
     checkRealTime(v, stream, ops);
     checkFences(v, stream, ops, stored, writer);
     checkMonotonic(v, stream, ops);
-    checkTrims(v, stream, ops, first);
+    if (retention == null) {
+      checkTrims(v, stream, ops, first);
+    } else {
+      checkRetention(v, stream, ops, stored, first, retention);
+    }
     checkChains(v, stream, ops, stored, first);
+  }
+
+  /**
+   * (15) Retention by record count. The leader computes a count trim point as its applied tail at the pass
+   * minus the limit, and the tail only grows, so no pass ever asks for more than {@code max(0, T - N)} of
+   * the final tail T: enforcement can lag (a pass per {@code retentionPassIntervalMs}, none while the group
+   * has no leader), which only leaves F lower, so the upper bound needs no slack. The lower bound holds
+   * because the runner, after the writers stopped, waited (bounded) until a pass had caught up; a stream
+   * still short of it is reported as unenforced.
+   */
+  private void checkRetention(Verdict v, String stream, List<Op> ops, List<String> stored, long first,
+      RetainedStream retention) {
+    long tail = stored.size();
+    long floor = Math.max(0, tail - retention.limitRecords());
+    v.check("15 retention keeps its limit", first <= floor, stream + ": first retained seq_num " + first
+        + " above max(0, tail " + tail + " - limit " + retention.limitRecords() + ") = " + floor);
+    v.check("15 retention enforced after the writers stopped", first >= floor, stream + ": first retained seq_num "
+        + first + " still below " + floor + " (tail " + tail + ", limit " + retention.limitRecords() + ")");
+    for (Op op : ops) {
+      if (!op.isAppend() || !op.ok()) {
+        continue;
+      }
+      for (int k = 0; k < op.bodies().size(); k++) {
+        long seq = op.start() + k;
+        if (seq >= floor) {
+          v.check("15 nothing within the retention limit lost", seq < tail && op.bodies().get(k).equals(stored.get((int) seq)),
+              stream + ": op " + op.id() + " acked '" + op.bodies().get(k) + "' at " + seq + " (within the last "
+                  + retention.limitRecords() + " of tail " + tail + "), final has "
+                  + (seq < tail ? "'" + stored.get((int) seq) + "'" : "nothing"));
+        }
+      }
+    }
+    for (Map.Entry<String, Long> lowest : retention.lowestReadByNode().entrySet()) {
+      v.check("15 no read below the first retained seq_num", lowest.getValue() >= first, stream + " via "
+          + lowest.getKey() + ": a read from 0 with clamp returned seq_num " + lowest.getValue() + " below " + first);
+    }
   }
 
   /** (14) Each life of a chain writer (bodies {@code aw-S#LIFE#COUNTER#K}) is one prefix run, see above. */

@@ -8,6 +8,8 @@ import io.nova.client.ReadBatch;
 import io.nova.client.ReadOptions;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
+import io.nova.client.StreamBounds;
+import io.nova.client.StreamConfigChange;
 import io.nova.client.errors.AlreadyExistsException;
 import io.nova.client.errors.NovaException;
 import java.io.IOException;
@@ -47,6 +49,20 @@ public final class ScenarioRunner {
   static final List<String> FENCED_STREAMS = List.of("f1", "f2");
   /** Streams each written by one advancing-match Producer alone (Workload's chain writers). */
   static final List<String> CHAIN_STREAMS = List.of("c1", "c2");
+  /** Streams created with a retention limit by record count, appended to by writers (checker rule 15). */
+  static final List<String> RETAINED_STREAMS = List.of("r1");
+  /**
+   * The retained streams' {@code retention_records}: well below what a run appends to them (its two
+   * writers, one record or 1-3 records per step, landed 193 records in a 26 s KILL_LEADER run on a loaded
+   * 2-core machine), so retention passes trim them several times during a run.
+   */
+  static final long RETAINED_RECORDS = 50;
+  /**
+   * How long the runner waits, after the writers stopped, for the shard leaders' retention passes to have
+   * trimmed each retained stream to its limit before reading it back: a pass runs every second
+   * ({@code retentionPassIntervalMs}), so this is many passes, also for a leader elected late.
+   */
+  static final Duration RETENTION_SETTLE_MAX = Duration.ofSeconds(20);
   static final long ELECTION_TIMEOUT_MS = 1000;
   static final Duration FAULT_HOLD = Duration.ofSeconds(3);
   static final Duration RECOVERY_BOUND = Duration.ofSeconds(40);
@@ -128,14 +144,15 @@ public final class ScenarioRunner {
         List<StreamAddress> open = new ArrayList<>();
         List<StreamAddress> fenced = new ArrayList<>();
         List<StreamAddress> chains = new ArrayList<>();
-        setUp(cluster, open, fenced, chains);
+        List<StreamAddress> retained = new ArrayList<>();
+        setUp(cluster, open, fenced, chains, retained);
         phases.lap("setup");
         AtomicBoolean monitoring = new AtomicBoolean(true);
         Thread monitor = new Thread(() -> monitorLeaders(cluster, monitoring), "chaos-leader-monitor");
         monitor.setDaemon(true);
         monitor.start();
         Workload workload = new Workload(() -> cluster.clientBuilder(cluster.endpoints()), history, open, fenced, chains,
-            seed);
+            retained, seed);
         workload.start();
         injectFaults(cluster);
         cluster.healAll();
@@ -150,10 +167,15 @@ public final class ScenarioRunner {
         monitoring.set(false);
         monitor.join(10_000);
         phases.lap("drain");
-        Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced, chains);
+        awaitRetention(cluster, retained);
+        phases.lap("retention");
+        List<StreamAddress> chainsAndRetained = new ArrayList<>(chains);
+        chainsAndRetained.addAll(retained);
+        Map<String, Checker.FinalStream> finals = readBack(cluster, open, fenced, chainsAndRetained);
+        Map<String, Checker.RetainedStream> retention = readRetentionBoundary(cluster, retained);
         phases.lap("readback");
         Checker checker = new Checker();
-        verdict = checker.check(history, finals, new Checker.Recovery(leaderMs, appendMs));
+        verdict = checker.check(history, finals, new Checker.Recovery(leaderMs, appendMs), retention);
         checker.checkPauses(verdict, pauses);
         for (PauseProbe.Measurement m : pauses) {
           LOG.info("pause probe ({}{}): {}; appends (ms from the pause): {}", m.outcome(),
@@ -187,7 +209,7 @@ public final class ScenarioRunner {
   }
 
   private void setUp(ChaosCluster cluster, List<StreamAddress> open, List<StreamAddress> fenced,
-      List<StreamAddress> chains) {
+      List<StreamAddress> chains, List<StreamAddress> retained) {
     try (NovaClient c = cluster.clientBuilder(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
         .retryBudget(Duration.ofSeconds(30)).build()) {
       retry(() -> c.createBasin(BASIN));
@@ -204,6 +226,11 @@ public final class ScenarioRunner {
         if (!chainGroups.contains(group)) {
           chainGroups.add(group);
         }
+      }
+      for (String s : RETAINED_STREAMS) {
+        StreamAddress a = new StreamAddress(BASIN, s);
+        retry(() -> c.createStream(a, StreamConfigChange.builder().retentionRecords(RETAINED_RECORDS).build()));
+        retained.add(create(c, s)); // already exists: only records its group
       }
       if (scenario == Scenario.PAUSE_LEADER) {
         createProbeStreams(c);
@@ -469,6 +496,61 @@ public final class ScenarioRunner {
       }
     }
     return (System.nanoTime() - healedNs) / 1_000_000;
+  }
+
+  /**
+   * Waits until every retained stream's first retained seq_num is at {@code max(0, tail - limit)}, polled
+   * every 200 ms for at most {@link #RETENTION_SETTLE_MAX}. The writers have stopped, so one retention pass
+   * after the last append gets there and nothing moves it after. A stream that does not get there is left
+   * for the checker to report (rule 15); a stream that cannot be asked is read back as it is.
+   */
+  private void awaitRetention(ChaosCluster cluster, List<StreamAddress> retained) {
+    long deadline = System.nanoTime() + RETENTION_SETTLE_MAX.toNanos();
+    try (NovaClient c = cluster.clientBuilder(cluster.endpoints()).requestTimeout(Duration.ofSeconds(5))
+        .retryBudget(Duration.ofSeconds(10)).build()) {
+      for (StreamAddress s : retained) {
+        while (true) {
+          try {
+            StreamBounds b = c.bounds(s);
+            if (b.firstSeqNum() >= Math.max(0, b.tail().seqNum() - RETAINED_RECORDS)) {
+              break;
+            }
+          } catch (NovaException e) {
+            LOG.info("retention of {} not checked yet: {}", s, e.toString());
+          }
+          if (System.nanoTime() > deadline) {
+            LOG.warn("retention of {} did not reach its limit within {}", s, RETENTION_SETTLE_MAX);
+            break;
+          }
+          ChaosCluster.sleep(200);
+        }
+      }
+    }
+  }
+
+  /**
+   * For each retained stream, through each node's gateway, the lowest seq_num that a read from seq_num 0
+   * with clamp returns: rule 15 requires it to be the first retained one.
+   */
+  private Map<String, Checker.RetainedStream> readRetentionBoundary(ChaosCluster cluster,
+      List<StreamAddress> retained) {
+    Map<String, Checker.RetainedStream> out = new LinkedHashMap<>();
+    for (StreamAddress s : retained) {
+      Map<String, Long> lowest = new LinkedHashMap<>();
+      for (ChaosCluster.Node n : cluster.nodes()) {
+        try (NovaClient c = cluster.clientBuilder(n.endpoint()).requestTimeout(Duration.ofSeconds(10))
+            .retryBudget(Duration.ofSeconds(30)).build()) {
+          ReadBatch b = c.read(s, ReadOptions.builder().startSeqNum(0).count(1).clamp(true).build());
+          if (!b.records().isEmpty()) {
+            lowest.put(n.id(), b.records().get(0).seqNum());
+          }
+        } catch (NovaException e) {
+          LOG.warn("could not read {} from 0 through {}: {}", s, n.id(), e.toString());
+        }
+      }
+      out.put(s.stream(), new Checker.RetainedStream(RETAINED_RECORDS, lowest));
+    }
+    return out;
   }
 
   /**

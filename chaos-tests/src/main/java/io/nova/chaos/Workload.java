@@ -40,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       the previous token with plain appends;
  *   <li>readers polling every stream from the last seq_num they saw (one-shot reads, clamped: a trim may
  *       overtake them), and a tail checker;
- *   <li>a trimmer that now and then trims an open stream to halfway between its start and its tail.
+ *   <li>a trimmer that now and then trims an open stream to halfway between its start and its tail;
+ *   <li>retained streams (created with a retention limit by record count): a conditional and a plain
+ *       writer each, so the shard leader's retention passes trim them while they are written.
  * </ul>
  *
  * <p>Each open stream also has a session writer: plain appends through an idempotent Producer (one
@@ -85,6 +87,8 @@ public final class Workload {
   private final List<StreamAddress> openStreams;
   private final List<StreamAddress> fencedStreams;
   private final List<StreamAddress> chainStreams;
+  /** Streams with a retention limit: written by a conditional and a plain writer, never trimmed by hand. */
+  private final List<StreamAddress> retainedStreams;
   private final long seed;
   private final AtomicBoolean stopped = new AtomicBoolean();
   private final List<Future<?>> running = new ArrayList<>();
@@ -94,6 +98,14 @@ public final class Workload {
 
   public Workload(Supplier<NovaClient.Builder> clients, History history, List<StreamAddress> openStreams,
       List<StreamAddress> fencedStreams, List<StreamAddress> chainStreams, long seed) {
+    this(clients, history, openStreams, fencedStreams, chainStreams, List.of(), seed);
+  }
+
+  /** As above, with {@code retainedStreams}: streams created with a retention limit, which writers fill past it. */
+  public Workload(Supplier<NovaClient.Builder> clients, History history, List<StreamAddress> openStreams,
+      List<StreamAddress> fencedStreams, List<StreamAddress> chainStreams, List<StreamAddress> retainedStreams,
+      long seed) {
+    this.retainedStreams = List.copyOf(retainedStreams);
     this.clients = clients;
     this.history = history;
     this.openStreams = List.copyOf(openStreams);
@@ -114,6 +126,10 @@ public final class Workload {
     for (StreamAddress s : chainStreams) {
       processes.add(Map.entry(CHAIN_WRITER_PREFIX + s.stream(), new SessionWriter(s, true)));
     }
+    for (StreamAddress s : retainedStreams) {
+      processes.add(Map.entry("cw-" + s.stream(), new ConditionalWriter(s, "")));
+      processes.add(Map.entry("pw-" + s.stream(), new PlainWriter(s)));
+    }
     for (StreamAddress s : fencedStreams) {
       processes.add(Map.entry("owner-" + s.stream(), new Owner(s)));
       processes.add(Map.entry("zombie-" + s.stream(), new Zombie(s)));
@@ -121,6 +137,7 @@ public final class Workload {
     List<StreamAddress> all = new ArrayList<>(openStreams);
     all.addAll(fencedStreams);
     all.addAll(chainStreams);
+    all.addAll(retainedStreams);
     processes.add(Map.entry("reader-1", new Reader(all)));
     processes.add(Map.entry("reader-2", new Reader(all)));
     processes.add(Map.entry("tails", new TailChecker(all)));

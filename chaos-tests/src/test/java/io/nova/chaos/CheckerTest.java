@@ -165,6 +165,61 @@ class CheckerTest {
     assertThat(rolledBack.anomalies()).as("an acked trim undone").anyMatch(a -> a.startsWith("11 trim point exact"));
   }
 
+  /**
+   * "s" with a retention limit of {@code limit} records, as every node serves it from {@code first}, and
+   * what a final read from 0 with clamp returned first on each node ({@code lowestRead}).
+   */
+  private Verdict checkRetained(long limit, long first, List<String> retained, long lowestRead) {
+    Map<String, List<String>> byNode = Map.of("n1", retained, "n2", retained);
+    Map<String, Long> tails = Map.of("n1", first + retained.size(), "n2", first + retained.size());
+    return new Checker().check(history, Map.of("s", new Checker.FinalStream(byNode, tails,
+        Map.of("n1", true, "n2", true), Map.of("n1", first, "n2", first))), new Checker.Recovery(100, 500),
+        Map.of("s", new Checker.RetainedStream(limit, Map.of("n1", lowestRead, "n2", lowestRead))));
+  }
+
+  /** Appends 10 acked single-record batches a#i#0 at seq_nums 0..9 and answers their bodies. */
+  private List<String> tenAckedAppends() {
+    List<String> bodies = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      bodies.add("a#" + i + "#0");
+      add("a", Op.Kind.APPEND, Op.Outcome.OK, List.of(bodies.get(i)), -1, "", i, i + 1);
+    }
+    return bodies;
+  }
+
+  @Test
+  void aStreamTrimmedByItsRetentionLimitExactlyChecks() {
+    List<String> bodies = tenAckedAppends();
+    // Limit 4 of tail 10: the stream keeps 6..9; rule 11 (trims) does not apply, nobody asked for a trim.
+    Verdict v = checkRetained(4, 6, bodies.subList(6, 10), 6);
+    assertThat(v.ok()).as(v.report()).isTrue();
+    assertThat(v.report()).contains("15 nothing within the retention limit lost");
+  }
+
+  @Test
+  void aRecordLostWithinTheRetentionLimitIsAnAnomaly() {
+    List<String> bodies = tenAckedAppends();
+    // Retention went one record too far: 6 was within the last 4 records, yet it is gone.
+    Verdict overTrimmed = checkRetained(4, 7, bodies.subList(7, 10), 7);
+    assertThat(overTrimmed.anomalies()).anyMatch(a -> a.startsWith("15 retention keeps its limit"))
+        .anyMatch(a -> a.startsWith("15 nothing within the retention limit lost") && a.contains("'a#6#0' at 6"));
+    // Or the record at 8 differs from what was acked there, while the first retained seq_num is right.
+    List<String> swapped = new ArrayList<>(bodies.subList(6, 10));
+    swapped.set(2, "x#0#0");
+    Verdict lost = checkRetained(4, 6, swapped, 6);
+    assertThat(lost.anomalies()).anyMatch(a -> a.startsWith("15 nothing within the retention limit lost")
+        && a.contains("'a#8#0' at 8"));
+  }
+
+  @Test
+  void unenforcedRetentionAndAReadBelowTheFirstRetainedSeqNumAreAnomalies() {
+    List<String> bodies = tenAckedAppends();
+    Verdict unenforced = checkRetained(4, 2, bodies.subList(2, 10), 2);
+    assertThat(unenforced.anomalies()).anyMatch(a -> a.startsWith("15 retention enforced after the writers stopped"));
+    Verdict readBelow = checkRetained(4, 6, bodies.subList(6, 10), 5);
+    assertThat(readBelow.anomalies()).anyMatch(a -> a.startsWith("15 no read below the first retained seq_num"));
+  }
+
   @Test
   void slowRecoveryIsAnAnomaly() {
     Verdict v = new Checker().check(history, Map.of(), new Checker.Recovery(-1, 45_000));

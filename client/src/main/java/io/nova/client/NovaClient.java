@@ -844,12 +844,15 @@ public final class NovaClient implements AutoCloseable {
 
     /**
      * A call on one stream: its first attempt goes to the node known to lead the stream's shard, if any
-     * ({@link StreamLeaders}); an attempt that cannot reach that node makes the client forget it.
+     * ({@link StreamLeaders}; a client of one endpoint, say a load balancer's, never looks up); an attempt
+     * that cannot reach that node makes the client forget it.
      */
     private <R, T> CompletableFuture<T> streamCall(StreamAddress address, CallInfo info, Duration serverWait,
             Function<EndpointPool.Endpoint, ListenableFuture<R>> attempt, Function<R, T> answer) {
         checkOpen();
-        return runner.run(info, serverWait, leaders.first(address), e -> {
+        // With one endpoint there is nowhere else to go: no lookups.
+        Optional<EndpointPool.Endpoint> first = pool.size() > 1 ? leaders.first(address) : Optional.empty();
+        return runner.run(info, serverWait, first, e -> {
             ListenableFuture<R> response = attempt.apply(e);
             response.addListener(() -> {
                 if (unreachable(response)) {
@@ -866,11 +869,7 @@ public final class NovaClient implements AutoCloseable {
             response.get();
             return false;
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof io.grpc.StatusRuntimeException s) {
-                io.grpc.Status.Code code = s.getStatus().getCode();
-                return code == io.grpc.Status.Code.UNAVAILABLE || code == io.grpc.Status.Code.DEADLINE_EXCEEDED;
-            }
-            return false;
+            return e.getCause() instanceof io.grpc.StatusRuntimeException s && CallRunner.isRetryable(s);
         } catch (InterruptedException | java.util.concurrent.CancellationException e) {
             return false;
         }

@@ -9,6 +9,8 @@ import io.nova.statemachine.deadline.AdmissionDeadline;
 import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.snapshot.CheckpointSnapshots;
+import io.nova.statemachine.snapshot.LogSpace;
+import io.nova.statemachine.snapshot.SpaceReclaimer;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
 import io.nova.statemachine.store.StoreUsage;
@@ -23,11 +25,15 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.rpc.CallId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -55,6 +61,11 @@ import org.slf4j.LoggerFactory;
  * store is closed, replaced by the snapshot's copy and reopened, and the subclass reloads its in-memory
  * state ({@link #openStore()}). The same rule runs at start: a store holding less than the newest
  * snapshot (wiped, or left half-replaced by a crash) is replaced by it.
+ *
+ * <p><b>Space</b> (ADR 0011, amendment for issue #11). Ratis asks for a snapshot every N entries only; the
+ * apply thread also counts each entry's bytes and the subclass reports its trims ({@link #trimmed}) to a
+ * {@link SpaceReclaimer}, which, off the apply thread, compacts the trimmed keys and asks this replica's
+ * own server for a snapshot ({@link #requestOwnSnapshot}) so that the log is purged behind it.
  *
  * <p><b>Entry points.</b> The Ratis entry points are final here and run the steps every group shares,
  * each inside {@link #logScope()} (Ratis calls them on its own threads; the scope puts this replica's
@@ -97,6 +108,14 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
       });
   /** Guarded by {@code snapshotLock}: the flush started for the next checkpoint, or null. */
   private CompletableFuture<Void> preFlush;
+
+  /** Snapshots by log bytes and after trims, compactions of trimmed keys, off the apply thread. */
+  private final SpaceReclaimer reclaimer;
+  /** Rounds of {@link #requestOwnSnapshot}: one starts the pre-flush, the next takes the checkpoint. */
+  private static final int SNAPSHOT_REQUEST_ROUNDS_MAX = 3;
+  /** How long one round may wait for Ratis to take the snapshot, and for the pre-flush between rounds. */
+  private static final long SNAPSHOT_REQUEST_TIMEOUT_MS = 60_000;
+  private static final ClientId SNAPSHOT_CLIENT_ID = ClientId.randomId();
 
   /** The group's name for log lines; null until known (then Ratis' group id stands in). */
   private volatile String groupName;
@@ -146,9 +165,19 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * As {@link #ReplayingStateMachine(String, Path, Clock, com.google.protobuf.Message, LeaderStageTimer,
    * DiskGate)}, reporting to {@code snapshotPauseTimer} how long each snapshot held the apply thread.
    */
-  @SuppressWarnings("unchecked")
   ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
       LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer) {
+    this(groupName, storeDir, clock, commandPrototype, stageTimer, diskGate, snapshotPauseTimer, LogSpace.DEFAULTS);
+  }
+
+  /**
+   * As {@link #ReplayingStateMachine(String, Path, Clock, com.google.protobuf.Message, LeaderStageTimer,
+   * DiskGate, SnapshotPauseTimer)}, bounding the log and reclaiming trimmed space as {@code logSpace} says.
+   */
+  @SuppressWarnings("unchecked")
+  ReplayingStateMachine(String groupName, Path storeDir, Clock clock, C commandPrototype,
+      LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer, LogSpace logSpace) {
+    this.reclaimer = new SpaceReclaimer(logSpace, this::compactTrimmed, this::requestOwnSnapshot);
     this.snapshotPauseTimer = Objects.requireNonNull(snapshotPauseTimer, "snapshotPauseTimer");
     this.stageTimer = Objects.requireNonNull(stageTimer, "stageTimer");
     this.diskGate = Objects.requireNonNull(diskGate, "diskGate");
@@ -308,6 +337,7 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
           entry.getIndex());
       MessageLite reply = applyEntry(command, new AppliedIndex(entry.getTerm(), entry.getIndex()));
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      reclaimer.onApplied(entry.getSerializedSize());
       if (marks != null) {
         stageTimer.record(LeaderStageTimer.Stage.ADMITTED_TO_COMMITTED, applyingNanos - marks.admittedNanos);
         stageTimer.record(LeaderStageTimer.Stage.APPLIED, stageTimer.nowNanos() - applyingNanos);
@@ -414,14 +444,15 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
    * flush. A failed pre-flush is logged; the checkpoint then flushes everything itself.
    *
    * @return the index of the newest snapshot; {@code -1} when there is none, while the store is being
-   *     flushed for the next one, or while one is being installed. A checkpoint that fails (disk full) is
+   *     flushed for the next one, while trims are being compacted, or while one is being installed. A checkpoint that fails (disk full) is
    *     logged and the previous snapshot's index returned.
    */
   @Override
   public final long takeSnapshot() {
     try (LogContext.Scope ignored = logScope()) {
       synchronized (snapshotLock) {
-        if (installing) {
+        if (installing || reclaimer.compactionDue()) {
+          // While trims are compacted, a checkpoint would still link the trimmed records' files.
           return -1;
         }
         RocksStore store = openedStore();
@@ -437,7 +468,12 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
         preFlush = null;
         long startNanos = System.nanoTime();
         try {
-          return snapshots.take(this::checkpointStore, store.appliedIndex());
+          long before = snapshots.latestIndex();
+          long taken = snapshots.take(this::checkpointStore, store.appliedIndex());
+          if (taken > before) {
+            reclaimer.onSnapshotTaken();
+          }
+          return taken;
         } catch (UncheckedIOException e) {
           // A full or failing disk: keep serving from the log (it is not purged without a new snapshot).
           LOG.error("cannot take a snapshot; the log keeps growing until one succeeds", e);
@@ -447,6 +483,85 @@ abstract class ReplayingStateMachine<C extends com.google.protobuf.Message> exte
           snapshotPauseTimer.recordApplyPause(System.nanoTime() - startNanos);
         }
       }
+    }
+  }
+
+  /**
+   * What the subclass's trims removed, for {@link SpaceReclaimer}: the apply thread calls this after a trim
+   * moved {@code streamId}'s first retained seq_num to {@code belowSeqNum} (-1: the stream was deleted),
+   * removing {@code trimmedBytes} metered bytes.
+   */
+  protected final void trimmed(long streamId, long belowSeqNum, long trimmedBytes) {
+    reclaimer.onTrimmed(streamId, belowSeqNum, trimmedBytes);
+  }
+
+  /**
+   * Compacts the store keys a trim deleted (see {@link #trimmed}); runs on the reclaim thread, beside
+   * applies. Nothing by default (a group without trims).
+   */
+  protected void compactTrimmed(long streamId, long belowSeqNum) {}
+
+  /**
+   * Asks this replica's own Raft server for a snapshot and waits until it is taken, so that Ratis purges the
+   * log behind it; off the apply thread (the reclaim thread). Ratis' manual trigger calls
+   * {@link #takeSnapshot()} once per request, and the first call only starts the pre-flush and answers -1:
+   * so a round that got no snapshot waits for that flush and asks again, at most
+   * {@value #SNAPSHOT_REQUEST_ROUNDS_MAX} rounds. Asks with a creation gap of one entry: Ratis' default
+   * gap (1024 entries) would refuse exactly the few large entries this is for. After trims
+   * ({@code afterTrims}), the snapshots before the new one are deleted: they link the store files that
+   * held the trimmed records ({@link CheckpointSnapshots#keepOnlyNewest}).
+   *
+   * @throws UncheckedIOException if the server refuses or fails the request (stopping, installing a snapshot)
+   */
+  private void requestOwnSnapshot(boolean afterTrims) {
+    try (LogContext.Scope ignored = logScope()) {
+      for (int round = 1; round <= SNAPSHOT_REQUEST_ROUNDS_MAX; round++) {
+        long wanted = openedStore().appliedIndex().index();
+        RaftServer server = getServer().join();
+        RaftClientReply reply = server.snapshotManagement(SnapshotManagementRequest.newCreate(SNAPSHOT_CLIENT_ID,
+            server.getId(), getGroupId(), CallId.getAndIncrement(), SNAPSHOT_REQUEST_TIMEOUT_MS, 1));
+        if (!reply.isSuccess()) {
+          throw new IOException("snapshot request refused", reply.getException());
+        }
+        if (reply.getLogIndex() >= wanted) {
+          LOG.info("snapshot at index {} taken to bound the log and reclaim trimmed space", reply.getLogIndex());
+          if (afterTrims) {
+            dropSnapshotsBeforeNewest();
+          }
+          return;
+        }
+        awaitPreFlush();
+      }
+      LOG.warn("no snapshot after {} requests; the next trigger asks again", SNAPSHOT_REQUEST_ROUNDS_MAX);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot take a snapshot to reclaim space", e);
+    }
+  }
+
+  private void dropSnapshotsBeforeNewest() {
+    synchronized (snapshotLock) {
+      if (!installing) {
+        snapshots.keepOnlyNewest();
+      }
+    }
+  }
+
+  /** Waits (bounded) for the pre-flush a snapshot request started, if one is running. */
+  private void awaitPreFlush() throws IOException {
+    CompletableFuture<Void> running;
+    synchronized (snapshotLock) {
+      running = preFlush;
+    }
+    if (running == null) {
+      return;
+    }
+    try {
+      running.get(SNAPSHOT_REQUEST_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted waiting for the pre-snapshot flush", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IOException("the pre-snapshot flush did not end", e);
     }
   }
 

@@ -17,6 +17,7 @@ import io.nova.statemachine.internal.RatisMessages;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.statemachine.store.AppliedIndex;
 import io.nova.statemachine.store.RocksStore;
+import io.nova.statemachine.snapshot.LogSpace;
 import io.nova.statemachine.store.ShardStore;
 import io.nova.proto.internal.DeleteStreamCommand;
 import io.nova.proto.internal.TrimCommand;
@@ -74,7 +75,9 @@ import org.slf4j.LoggerFactory;
  * admission and apply diverged: it stops this replica (see docs/design/sequencer.md).
  *
  * <p><b>Snapshots</b> (ADR 0011). A snapshot is a RocksDB checkpoint of the store taken every
- * {@code snapshot-every-entries} applied entries (see {@code ReplayingStateMachine}); the log is purged
+ * {@code snapshot-every-entries} applied entries, every {@link LogSpace#snapshotEveryLogBytes()} of applied
+ * log, and after trims that removed a quarter of that, once their key ranges are compacted (see
+ * {@code ReplayingStateMachine} and {@link io.nova.statemachine.snapshot.SpaceReclaimer}); the log is purged
  * behind it. A follower too far behind for the log, or wiped, receives the leader's newest snapshot:
  * its store is replaced by it, the stream states (tails, tokens) are reloaded from it, the cursor is
  * dropped and parked reads are answered from the new state; the log then continues from the
@@ -161,7 +164,18 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
    */
   public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
       LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer) {
-    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer, diskGate, snapshotPauseTimer);
+    this(groupName, storeDir, clock, readWaiters, stageTimer, diskGate, snapshotPauseTimer, LogSpace.DEFAULTS);
+  }
+
+  /**
+   * As {@link #ShardStateMachine(String, Path, Clock, ReadWaiters, LeaderStageTimer, DiskGate,
+   * SnapshotPauseTimer)}, taking a snapshot every {@link LogSpace#snapshotEveryLogBytes()} of applied log and
+   * compacting trimmed records as {@code logSpace} says (ADR 0011, amendment for issue #11).
+   */
+  public ShardStateMachine(String groupName, Path storeDir, Clock clock, ReadWaiters readWaiters,
+      LeaderStageTimer stageTimer, DiskGate diskGate, SnapshotPauseTimer snapshotPauseTimer, LogSpace logSpace) {
+    super(groupName, storeDir, clock, ShardCommand.getDefaultInstance(), stageTimer, diskGate, snapshotPauseTimer,
+        logSpace);
     this.readWaiters = Objects.requireNonNull(readWaiters, "readWaiters");
   }
 
@@ -259,8 +273,10 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   @Override
   protected ShardResult applyEntry(ShardCommand command, AppliedIndex at) {
     long streamId = ShardCommands.streamIdOf(command);
-    ShardApply.Applied result = ShardApply.apply(applied.get(streamId), command, store);
+    StreamState before = applied.get(streamId);
+    ShardApply.Applied result = ShardApply.apply(before, command, store);
     store.applyBatch(at, result.state(), result.records(), result.deleteRecords(), result.trimBelowSeqNum());
+    reportTrimmed(before, result);
     result.state().ifPresent(state -> {
       applied.put(streamId, state);
       trackLifecycle(state);
@@ -277,6 +293,24 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
       }
     }
     return result.result();
+  }
+
+  /** Tells the space reclaimer what a trim or a deletion just removed from the store. */
+  private void reportTrimmed(StreamState before, ShardApply.Applied result) {
+    if (before == null || result.state().isEmpty()) {
+      return;
+    }
+    StreamState after = result.state().get();
+    if (result.deleteRecords()) {
+      trimmed(after.streamId(), -1, before.retainedBytes());
+    } else if (result.trimBelowSeqNum() > 0) {
+      trimmed(after.streamId(), result.trimBelowSeqNum(), after.trimmedBytes() - before.trimmedBytes());
+    }
+  }
+
+  @Override
+  protected void compactTrimmed(long streamId, long belowSeqNum) {
+    store.compactTrimmed(streamId, belowSeqNum);
   }
 
   /**

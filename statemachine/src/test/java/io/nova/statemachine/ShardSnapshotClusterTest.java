@@ -184,7 +184,11 @@ class ShardSnapshotClusterTest {
         assertThat(next.getStart().getSeqNum()).isEqualTo(2L * batches);
         List<SequencedRecord> all = readAll(client, null);
         assertThat(all).hasSize(2 * batches + 1);
+        // Each replica answers from its own applied state: wait until it has applied the last append.
+        long lastCommitted = cluster.awaitLeader().getRaftLog().getLastCommittedIndex();
         for (RaftPeerId id : cluster.peerIds()) {
+          Awaitility.await().atMost(CATCH_UP).pollInterval(Duration.ofMillis(100))
+              .until(() -> cluster.division(id).getInfo().getLastAppliedIndex() >= lastCommitted);
           assertThat(readAll(client, id)).as("replica %s", id).hasSize(2 * batches + 1);
         }
       }

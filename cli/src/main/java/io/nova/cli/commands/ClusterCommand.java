@@ -1,7 +1,6 @@
 package io.nova.cli.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.nova.cli.ExitCodes;
 import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
@@ -32,8 +31,8 @@ public final class ClusterCommand implements Runnable {
           + "shown down. Columns: docs/operations.md; JSON fields: docs/cli.md."})
   public static final class Status extends ClientCommand {
 
-    private static final ObjectMapper JSON =
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** One object on one line, as every {@code -j} output (docs/cli.md). */
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Option(names = {"-j", "--json"}, description = "Print JSON instead of tables (field names in docs/cli.md).")
     boolean json;
@@ -58,8 +57,8 @@ public final class ClusterCommand implements Runnable {
           + "(docs/operations.md, Leader balance)."})
   public static final class Rebalance extends ClientCommand {
 
-    private static final ObjectMapper JSON =
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** One object on one line, as every {@code -j} output (docs/cli.md). */
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Option(names = "--transfers-max", paramLabel = "N",
         description = "At most N transfers, 1 to 1000 (default: the node's leaderBalanceTransfersMax, 3).")

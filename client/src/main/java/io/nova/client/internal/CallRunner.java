@@ -233,8 +233,11 @@ public final class CallRunner {
         }
     }
 
-    /** UNAVAILABLE and DEADLINE_EXCEEDED, but not a TLS handshake failure: that is a setting, not an outage. */
-    private static boolean isRetryable(StatusRuntimeException e) {
+    /**
+     * Whether {@code e} says the endpoint is down or too slow rather than answering: UNAVAILABLE and
+     * DEADLINE_EXCEEDED, but not a TLS handshake failure (that is a setting, not an outage).
+     */
+    public static boolean isRetryable(StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         return (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) && !TlsHandshake.failed(e);
     }

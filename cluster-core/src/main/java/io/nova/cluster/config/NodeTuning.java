@@ -1,6 +1,7 @@
 package io.nova.cluster.config;
 
 import io.nova.protocol.limits.Limits;
+import io.nova.statemachine.snapshot.LogSpace;
 
 /**
  * The tunables of one node's server side, in one place: thread pools, queues, time budgets and byte
@@ -140,6 +141,10 @@ import io.nova.protocol.limits.Limits;
  *     that finds nothing to do costs one read of the local meta replica's state (or one read of the meta
  *     group, on a node that hosts no meta replica). Off leaves the node on the layout it started with
  *     (its configuration's), as before placement was data, and seeds nothing.
+ * @param snapshotEveryLogBytes serialized log bytes a group replica applies after its last snapshot before it
+ *     takes the next one, as well as every {@code snapshot-every-entries} entries (ADR 0011), 4 MiB to 1 TiB.
+ *     Default 64 MiB: with large batches the entry count alone let the log (and the trimmed records in it)
+ *     grow without bound. Trims that removed a quarter of it compact their keys and snapshot at once.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -185,7 +190,13 @@ public record NodeTuning(
     long diskReserveBytes,
     long diskSampleIntervalMs,
     int metricsLargestStreamsMax,
-    long placementPollIntervalMs) {
+    long placementPollIntervalMs,
+    long snapshotEveryLogBytes) {
+
+  /** The log-space settings of this node's group replicas. */
+  public LogSpace logSpace() {
+    return new LogSpace(snapshotEveryLogBytes);
+  }
 
   /** The smallest {@link #diskReserveBytes()}, in largest log entries ({@link Limits#COMMAND_SERIALIZED_BYTES_MAX}). */
   public static final int DISK_RESERVE_BYTES_MIN_ENTRIES = 4;
@@ -249,6 +260,8 @@ public record NodeTuning(
     if (placementPollIntervalMs != 0) {
       range("placementPollIntervalMs", placementPollIntervalMs, 100, 3_600_000, "or 0 (off)");
     }
+    range("snapshotEveryLogBytes", snapshotEveryLogBytes, LogSpace.SNAPSHOT_EVERY_LOG_BYTES_MIN,
+        LogSpace.SNAPSHOT_EVERY_LOG_BYTES_MAX);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -397,6 +410,7 @@ public record NodeTuning(
     b.diskSampleIntervalMs = diskSampleIntervalMs;
     b.metricsLargestStreamsMax = metricsLargestStreamsMax;
     b.placementPollIntervalMs = placementPollIntervalMs;
+    b.snapshotEveryLogBytes = snapshotEveryLogBytes;
     return b;
   }
 
@@ -452,6 +466,7 @@ public record NodeTuning(
     private long diskSampleIntervalMs = 1_000;
     private int metricsLargestStreamsMax = 10;
     private long placementPollIntervalMs = 2_000;
+    private long snapshotEveryLogBytes = LogSpace.SNAPSHOT_EVERY_LOG_BYTES_DEFAULT;
 
     private Builder() {}
 
@@ -675,6 +690,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder snapshotEveryLogBytes(long value) {
+      snapshotEveryLogBytes = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -692,7 +712,7 @@ public record NodeTuning(
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           readPushEnabled, retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs,
           leaderBalanceTransfersMax, leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs,
-          metricsLargestStreamsMax, placementPollIntervalMs);
+          metricsLargestStreamsMax, placementPollIntervalMs, snapshotEveryLogBytes);
     }
   }
 }

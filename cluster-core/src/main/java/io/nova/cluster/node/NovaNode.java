@@ -22,6 +22,7 @@ import io.nova.cluster.tls.NodeTls;
 import io.nova.cluster.tls.RaftTls;
 import io.nova.statemachine.MetaStateMachine;
 import io.nova.statemachine.ShardStateMachine;
+import io.nova.statemachine.snapshot.LogSpace;
 import io.nova.statemachine.disk.DiskGate;
 import io.nova.statemachine.internal.ReadWaiters;
 import io.nova.protocol.logging.LogContext;
@@ -200,7 +201,8 @@ public final class NovaNode implements AutoCloseable {
     LeaderStageMetrics leaderStages = new LeaderStageMetrics();
     SnapshotMetrics snapshotPauses = new SnapshotMetrics();
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
-        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, snapshotPauses, disk);
+        () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, snapshotPauses, disk,
+        tuning.logSpace());
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
@@ -259,7 +261,7 @@ public final class NovaNode implements AutoCloseable {
 
   private static StateMachine newStateMachine(GroupSpec spec, NodeConfig config, Clock clock,
       Supplier<ReadWaiters> readWaiters, LeaderStageMetrics leaderStages, SnapshotMetrics snapshotPauses,
-      DiskGate disk) {
+      DiskGate disk, LogSpace logSpace) {
     if (spec == null) {
       // A group folder that this configuration does not place here (e.g. a stale data folder).
       throw new IllegalStateException("unknown Raft group in the data folder; check cluster-name");
@@ -267,7 +269,8 @@ public final class NovaNode implements AutoCloseable {
     Path dir = storeDir(config, spec);
     return spec.isMeta()
         ? new MetaStateMachine(spec.name(), dir, config.shardCount(), clock, disk, snapshotPauses)
-        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages, disk, snapshotPauses);
+        : new ShardStateMachine(spec.name(), dir, clock, readWaiters.get(), leaderStages, disk, snapshotPauses,
+            logSpace);
   }
 
   /** The node's pool answering woken parked reads; its queue only ever holds parked reads (bounded per shard). */

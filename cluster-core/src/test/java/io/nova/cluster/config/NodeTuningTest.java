@@ -77,7 +77,11 @@ class NodeTuningTest {
         refused("a disk sample interval above a minute", b -> b.diskSampleIntervalMs(60_001),
             "diskSampleIntervalMs 60001"),
         refused("metricsLargestStreamsMax", b -> b.metricsLargestStreamsMax(1_001),
-            "metricsLargestStreamsMax 1001 must be between 0 and 1000"));
+            "metricsLargestStreamsMax 1001 must be between 0 and 1000"),
+        refused("a log-bytes snapshot interval below a few largest entries",
+            b -> b.snapshotEveryLogBytes((4L << 20) - 1), "snapshotEveryLogBytes 4194303 must be between 4194304"),
+        refused("a log-bytes snapshot interval above 1 TiB", b -> b.snapshotEveryLogBytes((1L << 40) + 1),
+            "snapshotEveryLogBytes 1099511627777"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -116,7 +120,11 @@ class NodeTuningTest {
             (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(4L * Limits.COMMAND_SERIALIZED_BYTES_MAX)
                 .diskSampleIntervalMs(10).metricsLargestStreamsMax(0)),
         Arguments.of("the largest disk reserve and sample interval",
-            (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(1L << 40).diskSampleIntervalMs(60_000)));
+            (UnaryOperator<NodeTuning.Builder>) b -> b.diskReserveBytes(1L << 40).diskSampleIntervalMs(60_000)),
+        Arguments.of("the smallest log-bytes snapshot interval",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.snapshotEveryLogBytes(4L << 20)),
+        Arguments.of("the largest log-bytes snapshot interval",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.snapshotEveryLogBytes(1L << 40)));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves the optional snapshot-every-entries key: it defaults to 100 000, an explicit value is kept and
  * written back, a value out of range is refused naming the file, the key and the range, and the value
- * reaches Ratis (auto-trigger threshold, purge up to the snapshot keeping that many entries, log segments
+ * reaches Ratis (auto-trigger threshold, purge up to the snapshot preserving no entry count, log segments
  * sized so that purges reclaim them).
  */
 class SnapshotEveryEntriesTest {
@@ -38,7 +38,10 @@ class SnapshotEveryEntriesTest {
     assertThat(RaftServerConfigKeys.Snapshot.autoTriggerEnabled(p)).isTrue();
     assertThat(RaftServerConfigKeys.Snapshot.autoTriggerThreshold(p)).isEqualTo(200);
     assertThat(RaftServerConfigKeys.Log.purgeUptoSnapshotIndex(p)).isTrue();
-    assertThat(RaftServerConfigKeys.Log.purgePreservationLogNum(p)).isEqualTo(200);
+    // No entry count is preserved behind a snapshot (it bounds nothing with large entries), and every
+    // snapshot purges (ADR 0011, amendment for issue #11).
+    assertThat(RaftServerConfigKeys.Log.purgePreservationLogNum(p)).isZero();
+    assertThat(RaftServerConfigKeys.Log.purgeGap(p)).isEqualTo(1);
     assertThat(RaftServerConfigKeys.Log.Appender.installSnapshotEnabled(p)).isTrue();
     assertThat(RaftServerConfigKeys.Log.segmentSizeMax(p).getSize()).isEqualTo(200 * 336);
 

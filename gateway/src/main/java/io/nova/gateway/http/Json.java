@@ -203,7 +203,7 @@ public final class Json {
    * A Jackson message without its references to Java code ({@code `StreamReadConstraints...`}) and with
    * its embedded locations ({@code [Source: ...; line: 1, column: 12]}) cut to {@code line 1, column 12}.
    */
-  private static String plain(String message) {
+  public static String plain(String message) {
     return String.valueOf(message)
         .replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
         .replaceAll(",? ?(?:from )?`[^`]*`", "").replaceAll("\\(\\s*\\)", "").trim();

@@ -1,15 +1,14 @@
 package io.nova.gateway.http;
 
-import io.nova.gateway.auth.SessionCheck;
-import java.util.Optional;
-
-import io.nova.protocol.limits.Metering;
 import io.javalin.http.sse.SseClient;
 import io.nova.cluster.config.NodeTuning;
-import io.nova.gateway.metrics.DataPlaneMetrics;
+import io.nova.gateway.auth.SessionCheck;
 import io.nova.gateway.errors.GatewayException;
+import io.nova.gateway.metrics.DataPlaneMetrics;
+import io.nova.gateway.routing.LocalTailFeeds;
 import io.nova.gateway.routing.StreamRoute;
 import io.nova.gateway.routing.StreamRouter;
+import io.nova.gateway.session.PushedBatches;
 import io.nova.gateway.session.ReadQueries;
 import io.nova.proto.internal.ReadQuery;
 import io.nova.proto.internal.ShardQuery;
@@ -20,16 +19,16 @@ import io.nova.proto.v1.ReadRequest;
 import io.nova.proto.v1.ReadResponse;
 import io.nova.proto.v1.SequencedRecord;
 import io.nova.protocol.errors.Errors;
-import io.nova.gateway.routing.LocalTailFeeds;
-import io.nova.gateway.session.PushedBatches;
 import io.nova.protocol.limits.Limits;
+import io.nova.protocol.limits.Metering;
 import io.nova.statemachine.feed.TailFeed;
 import java.io.IOException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,6 +2,8 @@ package io.nova.gateway.s2;
 
 import com.google.protobuf.ByteString;
 import io.javalin.http.Context;
+import io.nova.protocol.encoding.Base64Text;
+import io.nova.protocol.encoding.Utf8Text;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -30,16 +32,21 @@ enum S2Format {
         + " (UTF-8 text, the default) or base64");
   }
 
-  /** The bytes that {@code text} at {@code field} stands for. */
+  /**
+   * The bytes that {@code text} at {@code field} stands for, under the same rules as Nova's own HTTP API:
+   * raw text must be valid Unicode (an unpaired surrogate has no UTF-8 form and is refused, never replaced),
+   * and base64 must be canonical standard base64 with padding ({@link Base64Text#RULE}).
+   */
   ByteString decode(String text, String field) {
-    if (this == RAW) {
-      return ByteString.copyFromUtf8(text);
-    }
     try {
-      return ByteString.copyFrom(Base64.getDecoder().decode(text));
+      if (this == RAW) {
+        return ByteString.copyFrom(Utf8Text.encode(text, field));
+      }
+      return ByteString.copyFrom(Base64Text.decode(text, field));
+    } catch (Utf8Text.InvalidUnicodeException e) {
+      throw S2Errors.invalid(field, "valid Unicode", e.getMessage() + ", or send bytes with s2-format: base64");
     } catch (IllegalArgumentException e) {
-      throw S2Errors.invalid(field, "standard base64", field + " is not standard base64 (s2-format: base64): "
-          + e.getMessage());
+      throw S2Errors.invalid(field, Base64Text.RULE, e.getMessage() + " (s2-format: base64)");
     }
   }
 

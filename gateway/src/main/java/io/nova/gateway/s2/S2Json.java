@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import io.nova.protocol.encoding.Utf8Text;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Optional;
@@ -41,7 +42,7 @@ final class S2Json {
       return json;
     } catch (JsonProcessingException e) {
       throw S2Errors.invalid("body", "a JSON object", "the request body is not valid JSON: "
-          + e.getOriginalMessage());
+          + io.nova.gateway.http.Json.plain(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new IllegalStateException("reading an in-memory body failed", e);
     }
@@ -74,7 +75,7 @@ final class S2Json {
   Optional<java.util.List<S2Json>> array(String name) {
     return present(name).map(n -> {
       if (!n.isArray()) {
-        throw S2Errors.invalid(at(name), "an array", at(name) + " must be a JSON array, not " + n.getNodeType());
+        throw S2Errors.invalid(at(name), "an array", at(name) + " must be a JSON array, not " + kind(n));
       }
       java.util.List<S2Json> out = new java.util.ArrayList<>();
       for (int i = 0; i < n.size(); i++) {
@@ -90,15 +91,29 @@ final class S2Json {
       throw S2Errors.invalid(path, "[name, value], two strings",
           "header " + path + " must be a [name, value] pair of two strings");
     }
-    return new String[] {node.get(0).asText(), node.get(1).asText()};
+    return new String[] {unicode(node.get(0).asText(), path + "[0]"), unicode(node.get(1).asText(), path + "[1]")};
   }
 
   /** This value as a string (for array elements). */
   String text() {
     if (!node.isTextual()) {
-      throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + node.getNodeType());
+      throw S2Errors.invalid(path, "a string", path + " must be a JSON string, not " + kind(node));
     }
-    return node.asText();
+    return unicode(node.asText(), path);
+  }
+
+  /**
+   * {@code text}, refused when it holds an unpaired surrogate: such a string has no UTF-8 form, and storing
+   * it would silently replace the character (as Nova's own HTTP API refuses it too).
+   */
+  private static String unicode(String text, String path) {
+    int bad = Utf8Text.unpairedSurrogate(text);
+    if (bad >= 0) {
+      throw S2Errors.invalid(path, "valid Unicode", path + " is not valid Unicode: unpaired surrogate at character "
+          + bad + "; escape a character outside the BMP as a pair (\\ud83d\\ude00), or send bytes with"
+          + " s2-format: base64");
+    }
+    return text;
   }
 
   /** This value's JSON path ({@code ""} for the body). */
@@ -115,9 +130,9 @@ final class S2Json {
   Optional<String> string(String name) {
     return present(name).map(n -> {
       if (!n.isTextual()) {
-        throw S2Errors.invalid(at(name), "a string", at(name) + " must be a JSON string, not " + n.getNodeType());
+        throw S2Errors.invalid(at(name), "a string", at(name) + " must be a JSON string, not " + kind(n));
       }
-      return n.asText();
+      return unicode(n.asText(), at(name));
     });
   }
 
@@ -156,11 +171,25 @@ final class S2Json {
     return n == null || n instanceof NullNode ? Optional.empty() : Optional.of(n);
   }
 
+  /** What a JSON value is, in words (a whitespace-only body reads as nothing). */
+  private static String kind(JsonNode value) {
+    return switch (value.getNodeType()) {
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      case MISSING -> "empty";
+      case BINARY, POJO -> "a value of another kind";
+    };
+  }
+
   private void checkObject() {
     if (!node.isObject()) {
       String what = path.isEmpty() ? "the request body" : path;
       throw S2Errors.invalid(path.isEmpty() ? "body" : path, "a JSON object",
-          what + " must be a JSON object, not " + node.getNodeType());
+          what + " must be a JSON object, not " + kind(node));
     }
   }
 }

@@ -88,6 +88,19 @@ final class S2RecordRoutes {
     }
   }
 
+  /**
+   * Refuses a read that accepts only S2's protobuf answer (its SDKs ask for one when reading bytes), rather
+   * than sending JSON the caller would try to decode as protobuf. @throws ApiError 406
+   */
+  private static void checkAcceptsJson(String accept) {
+    if (accept != null && accept.contains("application/protobuf") && !accept.contains("application/json")
+        && !accept.contains("*/*")) {
+      throw new ApiError(406, "not_acceptable", "Accept " + accept + " is not served: Nova's S2 surface answers"
+          + " S2's JSON ReadBatch (application/json); read bytes with s2-format: base64",
+          Map.of("supported", List.of("application/json", EVENT_STREAM)), OptionalInt.empty());
+    }
+  }
+
   private void read(Context ctx) {
     String basin = S2Streams.basin(ctx);
     String stream = ctx.pathParam("stream");
@@ -98,6 +111,7 @@ final class S2RecordRoutes {
       sessions.open(ctx, request, format, () -> pastTail(request), AuthRoutes.sessionCheck(ctx));
       return;
     }
+    checkAcceptsJson(accept);
     try {
       Json.respond(ctx, 200, S2Records.batch(data.read(request), format));
     } catch (GatewayException e) {

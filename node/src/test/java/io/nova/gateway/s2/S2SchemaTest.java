@@ -166,6 +166,29 @@ class S2SchemaTest {
     assertShape(tail, 200, "TailResponse");
     assertThat(tail.json().at("/tail/seq_num").asLong()).isEqualTo(3);
     assertShape(admin("GET", records + "?bogus=1", null, BASIN), 400, "ErrorInfo");
+    HttpCalls.Answer protobufOnly = admin("GET", records + "?seq_num=0", null, BASIN, "Accept", "application/protobuf");
+    assertThat(protobufOnly.status()).as(protobufOnly.toString()).isEqualTo(406);
+    assertThat(protobufOnly.json().get("message").asText()).contains("s2-format: base64");
+  }
+
+  @Test
+  void textThatIsNotUnicodeAndBase64ThatIsNotCanonicalAreRefusedNotRewritten() {
+    assertShape(admin("POST", "/streams", "{\"stream\":\"strict\"}", BASIN), 201, "StreamInfo");
+    String records = "/streams/strict/records";
+    for (String body : List.of("{\"records\":[{\"body\":\"\\ud800\"}]}",
+        "{\"records\":[{\"body\":\"x\",\"headers\":[[\"\\udc00k\",\"v\"]]}]}",
+        "{\"records\":[{\"body\":\"x\"}],\"fencing_token\":\"\\ud800\"}")) {
+      HttpCalls.Answer refused = admin("POST", records, body, BASIN);
+      assertShape(refused, 400, "ErrorInfo");
+      assertThat(refused.json().get("message").asText()).contains("unpaired surrogate");
+    }
+    for (String unpadded : List.of("aGk", "aGl=")) {
+      HttpCalls.Answer refused = admin("POST", records, "{\"records\":[{\"body\":\"" + unpadded + "\"}]}", BASIN,
+          "s2-format", "base64");
+      assertShape(refused, 400, "ErrorInfo");
+    }
+    assertThat(admin("GET", records + "/tail", null, BASIN).json().at("/tail/seq_num").asLong())
+        .as("nothing refused was appended").isZero();
   }
 
   @Test

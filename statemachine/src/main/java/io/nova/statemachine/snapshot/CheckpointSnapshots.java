@@ -143,6 +143,22 @@ public final class CheckpointSnapshots {
   }
 
   /**
+   * Deletes every snapshot but the newest: after a snapshot taken to reclaim the space of trimmed
+   * records, the one before it still links the store files that held them, and keeping it would keep
+   * those bytes on disk until the next snapshot. A transfer of the deleted one in progress fails, and
+   * Ratis retries with the newest (as when {@link #KEPT} newer ones were taken meanwhile).
+   *
+   * @throws UncheckedIOException if the area cannot be read
+   */
+  public void keepOnlyNewest() {
+    try {
+      deleteAllBut(1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prune the snapshot area " + area, e);
+    }
+  }
+
+  /**
    * Replaces the store in {@code storeDir} (which must be closed) with a copy of the newest snapshot:
    * staged next to it (SST files hard-linked, being immutable; the rest copied and fsynced), then the old
    * store is deleted and the staged one renamed into place. A crash at any step leaves either the old
@@ -177,6 +193,11 @@ public final class CheckpointSnapshots {
   }
 
   private void deleteAllButNewest() throws IOException {
+    deleteAllBut(KEPT);
+  }
+
+  /** Deletes all complete snapshots but the newest {@code kept}. */
+  private void deleteAllBut(int kept) throws IOException {
     List<Snapshot> all = new ArrayList<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(area)) {
       for (Path entry : entries) {
@@ -184,7 +205,7 @@ public final class CheckpointSnapshots {
       }
     }
     all.sort(Comparator.comparingLong(Snapshot::index).reversed());
-    for (Snapshot old : all.subList(Math.min(KEPT, all.size()), all.size())) {
+    for (Snapshot old : all.subList(Math.min(kept, all.size()), all.size())) {
       PathUtils.delete(old.dir());
     }
   }

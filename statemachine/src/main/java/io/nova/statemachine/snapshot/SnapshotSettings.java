@@ -16,10 +16,13 @@ public final class SnapshotSettings {
   private SnapshotSettings() {}
 
   /**
-   * Snapshots every {@code everyEntries} applied entries; the log is purged up to the snapshot but keeps
-   * the newest {@code everyEntries} entries (a follower lagging by less catches up from the log; one
-   * lagging by more, or with no data, gets the snapshot). Purging does not wait for followers that are
-   * down: they are what snapshot installation is for. Sets the server's RPC type to gRPC with
+   * Snapshots every {@code everyEntries} applied entries (and, asked by the state machine, every
+   * {@link LogSpace#snapshotEveryLogBytes()} and after large trims); the log is purged up to each snapshot,
+   * whole closed segments at a time, so it keeps the segment holding the snapshot's index and everything
+   * after it (a follower lagging by less catches up from the log; one lagging by more, or with no data,
+   * gets the snapshot). Ratis can only preserve a count of entries behind a snapshot, which bounds nothing
+   * when entries are large (100 000 entries of 1 MiB), so none are preserved beyond that segment. Purging
+   * does not wait for followers that are down: they are what snapshot installation is for. Sets the server's RPC type to gRPC with
    * {@link LostLogAppender}, so a follower that lost its log gets the snapshot too.
    *
    * @throws IllegalArgumentException if {@code everyEntries < 1}
@@ -34,8 +37,9 @@ public final class SnapshotSettings {
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setTriggerWhenRemoveEnabled(p, false);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-    RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, everyEntries);
-    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, everyEntries));
+    RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, 0);
+    // Purge after every snapshot: a snapshot asked for by log bytes may follow few, large entries.
+    RaftServerConfigKeys.Log.setPurgeGap(p, 1);
     RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
     RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(p, CHUNK_BYTES_MAX);
     RaftConfigKeys.Rpc.setType(p, new LostLogAppender.Rpc());

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
@@ -121,6 +122,29 @@ public final class ShardStore extends RocksStore implements ShardReads.Records, 
     } catch (RocksDBException e) {
       throw storageFailure("build batch at " + applied, e);
     }
+  }
+
+  /**
+   * Compacts the key range a trim of {@code streamId} below {@code belowSeqNum} deleted (its records and
+   * byte offsets), so the range tombstone and the records under it leave the SST files now rather than
+   * whenever RocksDB's own compaction reaches them. Blocking and disk-heavy (it rewrites the files the
+   * range overlaps): call it off the apply thread. Automatic compactions and writes go on meanwhile
+   * (not exclusive). A deleted stream ({@code belowSeqNum = -1}) compacts all its keys.
+   *
+   * @throws StoreClosedException if the store is closed
+   * @throws java.io.UncheckedIOException if RocksDB fails
+   */
+  public void compactTrimmed(long streamId, long belowSeqNum) {
+    using(() -> {
+      try (CompactRangeOptions options = new CompactRangeOptions().setExclusiveManualCompaction(false)
+          .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)) {
+        db.compactRange(null, recordKey(streamId, 0), recordKey(streamId, belowSeqNum), options);
+        db.compactRange(null, offsetKey(streamId, 0), offsetKey(streamId, belowSeqNum), options);
+      } catch (RocksDBException e) {
+        throw storageFailure("compact the trimmed records of stream " + streamId, e);
+      }
+      return null;
+    });
   }
 
   /**

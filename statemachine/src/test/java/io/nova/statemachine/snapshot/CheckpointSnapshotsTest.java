@@ -60,6 +60,23 @@ class CheckpointSnapshotsTest {
     }
   }
 
+  @Test
+  void afterATrimOnlyTheNewestIsKeptAndFoundAgain() throws Exception {
+    Path area = dir.resolve("sm");
+    try (ShardStore store = new ShardStore(dir.resolve("store"))) {
+      CheckpointSnapshots snapshots = new CheckpointSnapshots(area);
+      for (int i = 1; i <= 2; i++) {
+        append(store, i);
+        snapshots.take(store::checkpoint, store.appliedIndex());
+      }
+      snapshots.keepOnlyNewest();
+      try (Stream<Path> entries = Files.list(area)) {
+        assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("snapshot.1_2");
+      }
+      assertThat(new CheckpointSnapshots(area).latestIndex()).isEqualTo(2);
+    }
+  }
+
   /** Applies entry {@code index}: one record at seq_num {@code index - 1} of stream 7. */
   private static void append(ShardStore store, int index) {
     StreamState state = new StreamState(7, "b", "s", index, index, "", 1, false);
