@@ -6,14 +6,18 @@ import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
 import io.nova.client.NovaClient;
 import io.nova.client.RebalanceResult;
+import io.nova.client.ReplicaMove;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code cluster status}, {@code rebalance}, {@code add-node} and {@code remove-node}. */
+/**
+ * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node} and
+ * {@code move-replica}.
+ */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Inspect the cluster, even out its leaders, register and remove nodes.",
+    description = "Inspect the cluster, even out its leaders, register and remove nodes, move replicas.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
-        ClusterCommand.RemoveNode.class})
+        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -127,6 +131,55 @@ public final class ClusterCommand implements Runnable {
       MemberNode node = client.removeNode(id);
       Output.line(main().out(), json ? json(node) : describe(node));
       return ExitCodes.OK;
+    }
+  }
+
+  @Command(name = "move-replica", mixinStandardHelpOptions = true,
+      description = {"Move GROUP's replica from node FROM to node TO (docs/operations.md, Membership). The meta "
+          + "group's leader carries it out after the command returns: TO joins as a listener and catches up, "
+          + "is promoted, leadership leaves FROM, FROM is removed; cluster status lists the move meanwhile.",
+          "Refused, changing nothing: an unknown group or node, FROM without a replica of GROUP, TO not up or "
+          + "hosting one already, GROUP moving already."})
+  public static final class MoveReplica extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "GROUP", description = "\"meta\" or \"shard-N\".")
+    String group;
+
+    @picocli.CommandLine.Parameters(index = "1", paramLabel = "FROM", description = "The node giving its replica up.")
+    String from;
+
+    @picocli.CommandLine.Parameters(index = "2", paramLabel = "TO", description = "The up node receiving it.")
+    String to;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      ReplicaMove move = client.moveReplica(group, from, to);
+      json.print(main().out(), moveJson(move, move.step()), "moving " + move.group() + "'s replica from "
+          + move.fromNode() + " to " + move.toNode() + ": " + move.step() + ", placement version "
+          + move.placementVersion());
+      if (!wait.on()) {
+        return ExitCodes.OK;
+      }
+      ClusterStatus done = wait.until(client, move.placementVersion(), s -> s.moves().stream()
+          .noneMatch(m -> m.group().equals(group)) && s.groups().stream()
+          .anyMatch(g -> g.name().equals(group) && g.replicas().contains(to) && !g.replicas().contains(from)));
+      if (done == null) {
+        err().println(wait.timedOut("moving " + group + "'s replica from " + from + " to " + to));
+        return ExitCodes.FAILURE;
+      }
+      json.print(main().out(), moveJson(move, "done").put("placement_version", done.placementVersion().getAsLong()),
+          "moved " + group + "'s replica from " + from + " to " + to + ", placement version "
+          + done.placementVersion().getAsLong());
+      return ExitCodes.OK;
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
+      return JsonOption.object().put("group", move.group()).put("from", move.fromNode()).put("to", move.toNode())
+          .put("step", step).put("placement_version", move.placementVersion());
     }
   }
 

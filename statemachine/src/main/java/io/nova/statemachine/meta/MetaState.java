@@ -535,6 +535,15 @@ public final class MetaState {
     };
   }
 
+  /**
+   * "planned", "learner_added", "promoted", "leader_moved", "old_removed" or "done": a move's step as the
+   * operator reads it (the enum's name without its prefix, in lower case); "" for an unset step.
+   */
+  public static String stepName(MoveStep step) {
+    return step == MoveStep.MOVE_STEP_UNSPECIFIED || step == MoveStep.UNRECOGNIZED ? ""
+        : step.name().substring("MOVE_STEP_".length()).toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** The node registry and group placement, when seeded. */
   public Optional<Placement> placement() {
     return Optional.ofNullable(placement);
