@@ -801,6 +801,27 @@ public final class NovaClient implements AutoCloseable {
         return Protos.replicaMove(r.getMove(), r.getPlacementVersion());
     }
 
+    /**
+     * Marks a node draining (needs {@code cluster-admin}): it receives no new replica or leadership, and the
+     * meta group's leader moves each of its replicas to an up node not hosting that group, a few at a time.
+     * Returns at once; the node is drained once {@link #clusterStatus()} places no replica on it, and
+     * {@link #removeNode} then succeeds. Draining a draining node answers it again. One wire attempt.
+     *
+     * @return the node as registered now ({@code memberState} "draining")
+     * @throws io.nova.client.errors.NotFoundException for an unknown node id
+     * @throws io.nova.client.errors.MembershipRefusedException when the node is not up, or when a group it
+     *     hosts has no up node outside it to move its replica to ({@code groups()} names them)
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public MemberNode drainNode(String nodeId) {
+        checkOpen();
+        io.nova.proto.v1.DrainNodeRequest request = io.nova.proto.v1.DrainNodeRequest.newBuilder()
+                .setNodeId(Objects.requireNonNull(nodeId, "nodeId")).build();
+        io.nova.proto.v1.DrainNodeResponse r = Blocking.await(call(CallInfo.of("DrainNode", nodeId,
+                CallKind.WRITE), e -> control(e).drainNode(request)));
+        return Protos.memberNode(r.getNode(), r.getPlacementVersion());
+    }
+
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
     @Override
     public void close() {

@@ -11,13 +11,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node} and
- * {@code move-replica}.
+ * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica} and
+ * {@code drain-node}.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Inspect the cluster, even out its leaders, register and remove nodes, move replicas.",
+    description = "Inspect the cluster, even out its leaders, register, drain and remove nodes, move replicas.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
-        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class})
+        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -180,6 +180,43 @@ public final class ClusterCommand implements Runnable {
     private static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
       return JsonOption.object().put("group", move.group()).put("from", move.fromNode()).put("to", move.toNode())
           .put("step", step).put("placement_version", move.placementVersion());
+    }
+  }
+
+  @Command(name = "drain-node", mixinStandardHelpOptions = true,
+      description = {"Mark a node draining (docs/operations.md, Membership): it receives no new replica or "
+          + "leadership, and the meta group's leader moves each of its replicas, a few at a time, to the "
+          + "least-loaded up node not hosting that group. Once it hosts nothing, remove-node succeeds.",
+          "Refused, changing nothing: an unknown id, a node that is not up, or a group of the node with no up "
+          + "node outside it to move to (add a node first). Draining a draining node answers it again."})
+  public static final class DrainNode extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The node's id.")
+    String id;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      MemberNode node = client.drainNode(id);
+      Output.line(main().out(), json.on() ? json(node) : describe(node));
+      if (!wait.on()) {
+        return ExitCodes.OK;
+      }
+      ClusterStatus done = wait.until(client, node.placementVersion(), s -> s.moves().stream()
+          .noneMatch(m -> m.fromNode().equals(id)) && s.groups().stream()
+          .noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id)));
+      if (done == null) {
+        err().println(wait.timedOut("draining node " + id));
+        return ExitCodes.FAILURE;
+      }
+      json.print(main().out(), JsonOption.object().put("node_id", id).put("drained", true)
+          .put("placement_version", done.placementVersion().getAsLong()), "node " + id
+          + " drained: it hosts no replica and leads no group, placement version "
+          + done.placementVersion().getAsLong());
+      return ExitCodes.OK;
     }
   }
 

@@ -7,6 +7,7 @@ import io.nova.cluster.membership.MoveStepPlan.GroupView;
 import io.nova.cluster.placement.PlacementReconciler;
 import io.nova.cluster.placement.Placements;
 import io.nova.proto.internal.AdvanceReplicaMoveCommand;
+import io.nova.proto.internal.BeginReplicaMoveCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.MoveStep;
@@ -47,8 +48,10 @@ import org.slf4j.LoggerFactory;
  * configuration it was decided from, and every step is recorded by a compare-and-set meta entry
  * ({@code AdvanceReplicaMove}).
  *
- * <p>One pass, for each move in the placement (read from this node's meta replica, which leads, so holds
- * every committed entry): reads the group's configuration from its leader ({@link GroupViews}), asks
+ * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
+ * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once). Then, for each move in the placement (read from
+ * this node's meta replica, which leads, so holds every committed entry): reads the group's configuration
+ * from its leader ({@link GroupViews}), asks
  * {@link MoveStepPlan} what to do, and does exactly one action: a meta entry recording the next step, one
  * configuration change, one leadership transfer, or nothing. A failed action is logged and decided afresh
  * by the next pass from the configuration it then reads, so a crash or a lost reply at any point is
@@ -135,10 +138,11 @@ public final class MoveDriver implements AutoCloseable {
       return List.of();
     }
     Optional<Placement> read = meta.read();
-    if (read.isEmpty() || read.get().getMovesCount() == 0) {
+    if (read.isEmpty()) {
       return List.of();
     }
     Placement placement = read.get();
+    beginDrainMoves(placement);
     List<Decision> taken = new ArrayList<>();
     for (ReplicaMove move : placement.getMovesList()) {
       try (LogContext.Scope ignored = LogContext.enterGroup(move.getGroup())) {
@@ -196,17 +200,26 @@ public final class MoveDriver implements AutoCloseable {
     return Optional.empty();
   }
 
-  private void advance(ReplicaMove move, MoveStep to) throws IOException {
-    MetaCommand command = MetaCommand.newBuilder().setAdvanceReplicaMove(AdvanceReplicaMoveCommand.newBuilder()
-        .setGroup(move.getGroup()).setFromStep(move.getStep()).setToStep(to)).build();
-    try (RaftClient client = clients.apply(metaGroup.get())) {
-      RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(command.toByteArray())));
-      MetaResult result = parse(reply);
-      if (!result.hasPlacement()) {
-        throw new IOException("the meta group refused advancing the move to " + to + ": "
-            + result.getError().getMessage());
+  /**
+   * Begins the moves {@link DrainPlan} decides for the draining nodes; they are driven from the next pass
+   * on. A refused begin (the placement changed since it was read) is logged and decided again next pass.
+   */
+  private void beginDrainMoves(Placement placement) {
+    for (BeginReplicaMoveCommand begin : DrainPlan.next(placement, DrainPlan.MOVES_CONCURRENT_MAX)) {
+      try (LogContext.Scope ignored = LogContext.enterGroup(begin.getGroup())) {
+        writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(begin).build(), "beginning a drain move");
+        LOG.info("node {}: draining {}: moving {}'s replica to {}", nodeId, begin.getFromNode(), begin.getGroup(),
+            begin.getToNode());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("node {}: draining {}: could not begin moving {}'s replica to {}; the next pass decides again: {}",
+            nodeId, begin.getFromNode(), begin.getGroup(), begin.getToNode(), e.toString());
       }
     }
+  }
+
+  private void advance(ReplicaMove move, MoveStep to) throws IOException {
+    writeMeta(MetaCommand.newBuilder().setAdvanceReplicaMove(AdvanceReplicaMoveCommand.newBuilder()
+        .setGroup(move.getGroup()).setFromStep(move.getStep()).setToStep(to)).build(), "advancing the move to " + to);
     LOG.info("node {}: moving {}'s replica from {} to {}: {} -> {}", nodeId, move.getGroup(), move.getFromNode(),
         move.getToNode(), move.getStep(), to);
   }
@@ -254,6 +267,17 @@ public final class MoveDriver implements AutoCloseable {
           .setStartupRole(role).build());
     }
     return out;
+  }
+
+  /** Sends {@code command} to the meta group; an answer without the placement (a refusal) is an IOException. */
+  private void writeMeta(MetaCommand command, String what) throws IOException {
+    try (RaftClient client = clients.apply(metaGroup.get())) {
+      RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(command.toByteArray())));
+      MetaResult result = parse(reply);
+      if (!result.hasPlacement()) {
+        throw new IOException("the meta group refused " + what + ": " + result.getError().getMessage());
+      }
+    }
   }
 
   private static MetaResult parse(RaftClientReply reply) throws IOException {

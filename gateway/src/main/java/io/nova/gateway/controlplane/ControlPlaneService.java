@@ -171,7 +171,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   }
 
   /**
-   * Serves AddNode, RemoveNode and MoveReplica with {@code membership}; without it (the default) they answer
+   * Serves AddNode, RemoveNode, MoveReplica and DrainNode with {@code membership}; without it (the default) they answer
    * UNIMPLEMENTED. Call before the service is added to a server.
    *
    * @return this
@@ -197,6 +197,12 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void moveReplica(io.nova.proto.v1.MoveReplicaRequest request,
       StreamObserver<io.nova.proto.v1.MoveReplicaResponse> observer) {
     serveMembership("MoveReplica", request, observer, super::moveReplica, m -> m.moveReplica(request));
+  }
+
+  @Override
+  public void drainNode(io.nova.proto.v1.DrainNodeRequest request,
+      StreamObserver<io.nova.proto.v1.DrainNodeResponse> observer) {
+    serveMembership("DrainNode", request, observer, super::drainNode, m -> m.drainNode(request));
   }
 
   /** Serves a membership verb with {@link #membership}, or as the generated base does (UNIMPLEMENTED) without it. */

@@ -6,6 +6,7 @@ import io.nova.cluster.status.StatusAssembly;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
+import io.nova.proto.internal.DrainNodeCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.NodeState;
@@ -16,6 +17,8 @@ import io.nova.proto.internal.RemoveNodeCommand;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.v1.AddNodeRequest;
 import io.nova.proto.v1.AddNodeResponse;
+import io.nova.proto.v1.DrainNodeRequest;
+import io.nova.proto.v1.DrainNodeResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.MoveReplicaRequest;
 import io.nova.proto.v1.MoveReplicaResponse;
@@ -34,7 +37,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The membership verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode},
- * {@code RemoveNode} and {@code MoveReplica}, each one meta-log entry whose checks run at
+ * {@code RemoveNode}, {@code MoveReplica} and {@code DrainNode}, each one meta-log entry whose checks run at
  * apply, so a refusal changes nothing and
  * two racing calls are ordered by the log. Thread-safe; each call blocks while the meta group (and, for
  * AddNode, the new node) answers.
@@ -122,6 +125,22 @@ public final class Membership {
         .findFirst().orElseThrow(() -> new IllegalStateException("the placement lost the move of "
             + request.getGroup() + " it just recorded"));
     return MoveReplicaResponse.newBuilder().setMove(StatusAssembly.moveStatus(move))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Marks a node DRAINING; the meta leader's move driver then moves its replicas off. Draining a draining
+   * node answers it unchanged.
+   *
+   * @throws GatewayException INVALID_ARGUMENT for a bad id; NOT_FOUND for an unknown one; FAILED_PRECONDITION
+   *     (MembershipRefused) for a node that is not up, or naming the groups that would have no up node to move
+   *     their replica to; UNAVAILABLE as addNode
+   */
+  public DrainNodeResponse drainNode(DrainNodeRequest request) {
+    checkNodeId(request.getNodeId());
+    Placement placement = writeMeta(MetaCommand.newBuilder()
+        .setDrainNode(DrainNodeCommand.newBuilder().setNodeId(request.getNodeId())));
+    return DrainNodeResponse.newBuilder().setNode(status(placement, request.getNodeId()))
         .setPlacementVersion(placement.getVersion()).build();
   }
 

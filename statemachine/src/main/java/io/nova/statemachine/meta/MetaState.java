@@ -160,6 +160,8 @@ public final class MetaState {
         return beginReplicaMove(command.getBeginReplicaMove(), logIndex);
       case ADVANCE_REPLICA_MOVE:
         return advanceReplicaMove(command.getAdvanceReplicaMove(), logIndex);
+      case DRAIN_NODE:
+        return drainNode(command.getDrainNode().getNodeId(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -389,6 +391,43 @@ public final class MetaState {
     }
     return placementChanged(placement.toBuilder()
         .setNodes(index.get(), stored.toBuilder().setState(NodeState.NODE_STATE_REMOVED)), logIndex);
+  }
+
+  /**
+   * Marks UP node {@code nodeId} DRAINING; the placement's version becomes this entry's index, and the move
+   * driver then moves its replicas off. Draining a DRAINING node answers the placement unchanged. Refused,
+   * changing nothing: UNAVAILABLE before a placement is seeded; NOT_FOUND for an unknown id;
+   * FAILED_PRECONDITION (MembershipRefused) for a joining or removed node, and, naming the groups, when a group
+   * it hosts would have nowhere to move a replica: fewer UP nodes outside the group than replicas of it on nodes
+   * that are not UP once this one drains. Such a group would be left with fewer replicas on UP nodes than it
+   * has (below three for a three-replica group), which a drain must never cause.
+   */
+  private Applied drainNode(String nodeId, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> index = nodeIndex(nodeId);
+    if (index.isEmpty()) {
+      return refused(Errors.notFound("node", nodeId));
+    }
+    RegisteredNode stored = placement.getNodes(index.get());
+    if (stored.getState() == NodeState.NODE_STATE_DRAINING) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    if (stored.getState() != NodeState.NODE_STATE_UP) {
+      return refused(Errors.membershipRefused(nodeId, List.of(), "node " + nodeId + " is "
+          + stateName(stored.getState()) + ", so there is nothing to drain (only an up node drains); nothing was"
+          + " changed"));
+    }
+    Placement drained = placement.toBuilder()
+        .setNodes(index.get(), stored.toBuilder().setState(NodeState.NODE_STATE_DRAINING)).build();
+    List<String> stranded = PlacementRules.groupsWithoutDrainTarget(drained, nodeId);
+    if (!stranded.isEmpty()) {
+      return refused(Errors.membershipRefused(nodeId, stranded, "cannot drain node " + nodeId + ": "
+          + String.join(", ", stranded) + " would have no up node outside it to move its replica to, and so"
+          + " fewer replicas on up nodes; add a node first (nova cluster add-node); nothing was changed"));
+    }
+    return placementChanged(drained.toBuilder(), logIndex);
   }
 
   /**
