@@ -161,20 +161,12 @@ public final class ClusterCommand implements Runnable {
       json.print(main().out(), moveJson(move, move.step()), "moving " + move.group() + "'s replica from "
           + move.fromNode() + " to " + move.toNode() + ": " + move.step() + ", placement version "
           + move.placementVersion());
-      if (!wait.on()) {
-        return ExitCodes.OK;
-      }
-      ClusterStatus done = wait.until(client, move.placementVersion(), s -> s.moves().stream()
+      return wait.afterAnswer(client, move.placementVersion(), s -> s.moves().stream()
           .noneMatch(m -> m.group().equals(group)) && s.groups().stream()
-          .anyMatch(g -> g.name().equals(group) && g.replicas().contains(to) && !g.replicas().contains(from)));
-      if (done == null) {
-        err().println(wait.timedOut("moving " + group + "'s replica from " + from + " to " + to));
-        return ExitCodes.FAILURE;
-      }
-      json.print(main().out(), moveJson(move, "done").put("placement_version", done.placementVersion().getAsLong()),
-          "moved " + group + "'s replica from " + from + " to " + to + ", placement version "
-          + done.placementVersion().getAsLong());
-      return ExitCodes.OK;
+          .anyMatch(g -> g.name().equals(group) && g.replicas().contains(to) && !g.replicas().contains(from)),
+          "moving " + group + "'s replica from " + from + " to " + to, err(), version -> json.print(main().out(),
+              moveJson(move, "done").put("placement_version", version), "moved " + group + "'s replica from "
+              + from + " to " + to + ", placement version " + version));
     }
 
     private static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
@@ -202,21 +194,12 @@ public final class ClusterCommand implements Runnable {
     protected int run(NovaClient client) throws Exception {
       MemberNode node = client.drainNode(id);
       Output.line(main().out(), json.on() ? json(node) : describe(node));
-      if (!wait.on()) {
-        return ExitCodes.OK;
-      }
-      ClusterStatus done = wait.until(client, node.placementVersion(), s -> s.moves().stream()
+      return wait.afterAnswer(client, node.placementVersion(), s -> s.moves().stream()
           .noneMatch(m -> m.fromNode().equals(id)) && s.groups().stream()
-          .noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id)));
-      if (done == null) {
-        err().println(wait.timedOut("draining node " + id));
-        return ExitCodes.FAILURE;
-      }
-      json.print(main().out(), JsonOption.object().put("node_id", id).put("drained", true)
-          .put("placement_version", done.placementVersion().getAsLong()), "node " + id
-          + " drained: it hosts no replica and leads no group, placement version "
-          + done.placementVersion().getAsLong());
-      return ExitCodes.OK;
+          .noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id)), "draining node " + id, err(),
+          version -> json.print(main().out(), JsonOption.object().put("node_id", id).put("drained", true)
+              .put("placement_version", version), "node " + id + " drained: it hosts no replica and leads no"
+              + " group, placement version " + version));
     }
   }
 

@@ -1,10 +1,13 @@
 package io.nova.cli.commands;
 
+import io.nova.cli.ExitCodes;
 import io.nova.cli.InputException;
 import io.nova.client.ClusterStatus;
 import io.nova.client.NovaClient;
 import io.nova.client.errors.NovaException;
+import java.io.PrintStream;
 import java.time.Duration;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import picocli.CommandLine.Option;
 
@@ -30,11 +33,6 @@ public final class MembershipWait {
   @Option(names = "--wait-timeout", paramLabel = "DURATION", converter = io.nova.cli.DurationConverter.class,
       defaultValue = "10m", description = "How long --wait waits, e.g. 90s or 10m (default: ${DEFAULT-VALUE}).")
   Duration timeout;
-
-  /** Whether {@code --wait} was given. */
-  boolean on() {
-    return wait;
-  }
 
   /**
    * Polls the cluster status until {@code done} holds for a status read at placement version
@@ -67,8 +65,26 @@ public final class MembershipWait {
     }
   }
 
-  /** The message for a wait that timed out: the work goes on without the command. */
-  String timedOut(String what) {
-    return what + " was not done within " + timeout + "; it goes on in the cluster (nova cluster status shows it)";
+  /**
+   * What a membership verb does after its answer: nothing without {@code --wait}; with it, waits as
+   * {@link #until} and then calls {@code printDone} with the placement version of the status that showed the
+   * work done, or prints on {@code err} that {@code what} was not done in time (the work goes on without the
+   * command).
+   *
+   * @return {@link ExitCodes#OK}, or {@link ExitCodes#FAILURE} when the wait timed out
+   */
+  int afterAnswer(NovaClient client, long placementVersion, Predicate<ClusterStatus> done, String what,
+      PrintStream err, LongConsumer printDone) throws InterruptedException {
+    if (!wait) {
+      return ExitCodes.OK;
+    }
+    ClusterStatus status = until(client, placementVersion, done);
+    if (status == null) {
+      err.println(what + " was not done within " + timeout + "; it goes on in the cluster (nova cluster status"
+          + " shows it)");
+      return ExitCodes.FAILURE;
+    }
+    printDone.accept(status.placementVersion().getAsLong());
+    return ExitCodes.OK;
   }
 }
