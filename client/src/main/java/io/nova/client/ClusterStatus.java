@@ -15,9 +15,11 @@ import java.util.OptionalLong;
  * @param placementVersion the version of the meta group's placement (node registry and replicas of each
  *     group) the nodes and groups come from; empty when the answering node has not read it yet, and the
  *     nodes and groups are its configuration's
+ * @param moves the replica moves in progress in that placement, in the order they began; empty when none
+ *     runs or no placement was read
  */
 public record ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<GroupStatus> groups,
-        OptionalLong placementVersion) {
+        OptionalLong placementVersion, List<ReplicaMove> moves) {
 
     /** Copies the lists; rejects nulls. */
     public ClusterStatus {
@@ -25,11 +27,12 @@ public record ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<Grou
         nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
         groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
         Objects.requireNonNull(placementVersion, "placementVersion");
+        moves = List.copyOf(Objects.requireNonNull(moves, "moves"));
     }
 
     /** A status without a placement read from the meta group. */
     public ClusterStatus(String answeredBy, List<NodeStatus> nodes, List<GroupStatus> groups) {
-        this(answeredBy, nodes, groups, OptionalLong.empty());
+        this(answeredBy, nodes, groups, OptionalLong.empty(), List.of());
     }
 
     /**

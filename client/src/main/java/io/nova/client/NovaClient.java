@@ -776,6 +776,52 @@ public final class NovaClient implements AutoCloseable {
         return Protos.memberNode(r.getNode(), r.getPlacementVersion());
     }
 
+    /**
+     * Begins moving {@code group}'s replica from node {@code fromNode} to node {@code toNode} (needs
+     * {@code cluster-admin}); the meta group's leader carries the move out after this returns, and
+     * {@link #clusterStatus()} lists it until it is done. Beginning the same move again answers it unchanged.
+     * One wire attempt.
+     *
+     * @param group "meta" or "shard-N"
+     * @return the move as recorded (step "planned" for a new one) and the placement version that records it
+     * @throws io.nova.client.errors.NotFoundException for an unknown group or node
+     * @throws io.nova.client.errors.MembershipRefusedException when {@code fromNode} hosts no replica of the
+     *     group, {@code toNode} is not up or hosts one already, or the group has another move in progress
+     * @throws io.nova.client.errors.InvalidArgumentException for an empty group or a bad node id
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public ReplicaMove moveReplica(String group, String fromNode, String toNode) {
+        checkOpen();
+        io.nova.proto.v1.MoveReplicaRequest request = io.nova.proto.v1.MoveReplicaRequest.newBuilder()
+                .setGroup(Objects.requireNonNull(group, "group"))
+                .setFromNode(Objects.requireNonNull(fromNode, "fromNode"))
+                .setToNode(Objects.requireNonNull(toNode, "toNode")).build();
+        io.nova.proto.v1.MoveReplicaResponse r = Blocking.await(call(CallInfo.of("MoveReplica", group,
+                CallKind.WRITE), e -> control(e).moveReplica(request)));
+        return Protos.replicaMove(r.getMove(), r.getPlacementVersion());
+    }
+
+    /**
+     * Marks a node draining (needs {@code cluster-admin}): it receives no new replica or leadership, and the
+     * meta group's leader moves each of its replicas to an up node not hosting that group, a few at a time.
+     * Returns at once; the node is drained once {@link #clusterStatus()} places no replica on it, and
+     * {@link #removeNode} then succeeds. Draining a draining node answers it again. One wire attempt.
+     *
+     * @return the node as registered now ({@code memberState} "draining")
+     * @throws io.nova.client.errors.NotFoundException for an unknown node id
+     * @throws io.nova.client.errors.MembershipRefusedException when the node is not up, or when a group it
+     *     hosts has no up node outside it to move its replica to ({@code groups()} names them)
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public MemberNode drainNode(String nodeId) {
+        checkOpen();
+        io.nova.proto.v1.DrainNodeRequest request = io.nova.proto.v1.DrainNodeRequest.newBuilder()
+                .setNodeId(Objects.requireNonNull(nodeId, "nodeId")).build();
+        io.nova.proto.v1.DrainNodeResponse r = Blocking.await(call(CallInfo.of("DrainNode", nodeId,
+                CallKind.WRITE), e -> control(e).drainNode(request)));
+        return Protos.memberNode(r.getNode(), r.getPlacementVersion());
+    }
+
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
     @Override
     public void close() {

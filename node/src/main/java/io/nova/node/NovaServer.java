@@ -33,6 +33,7 @@ import io.nova.gateway.http.MetricsRoutes;
 import io.nova.gateway.metrics.DataPlaneMetrics;
 import io.nova.gateway.retention.RetentionEnforcer;
 import io.nova.cluster.balance.LeaderBalancer;
+import io.nova.cluster.placement.Placements;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.gateway.routing.LocalLeaders;
@@ -155,6 +156,10 @@ public final class NovaServer implements AutoCloseable {
     GroupClients groups = new GroupClients(node.layout(), tuning, clock, nanoTime, localLeaders(node),
         localReplicas(node), () -> RaftTls.clientParameters(node.tls().raft()));
     groups.registerMetrics(node.metrics().registry());
+    // Registered before the current placement is applied, so an adoption in between is not missed (adopting
+    // the same placement twice changes nothing).
+    node.onPlacementAdopted(p -> groups.adopt(Placements.routingLayout(p)));
+    node.placement().ifPresent(p -> groups.adopt(Placements.routingLayout(p)));
     ApiTls apiTls = ApiTls.of(node.tls());
     StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);

@@ -6,14 +6,18 @@ import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
 import io.nova.client.NovaClient;
 import io.nova.client.RebalanceResult;
+import io.nova.client.ReplicaMove;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code cluster status}, {@code rebalance}, {@code add-node} and {@code remove-node}. */
+/**
+ * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica} and
+ * {@code drain-node}.
+ */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Inspect the cluster, even out its leaders, register and remove nodes.",
+    description = "Inspect the cluster, even out its leaders, register, drain and remove nodes, move replicas.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
-        ClusterCommand.RemoveNode.class})
+        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -127,6 +131,75 @@ public final class ClusterCommand implements Runnable {
       MemberNode node = client.removeNode(id);
       Output.line(main().out(), json ? json(node) : describe(node));
       return ExitCodes.OK;
+    }
+  }
+
+  @Command(name = "move-replica", mixinStandardHelpOptions = true,
+      description = {"Move GROUP's replica from node FROM to node TO (docs/operations.md, Membership). The meta "
+          + "group's leader carries it out after the command returns: TO joins as a listener and catches up, "
+          + "is promoted, leadership leaves FROM, FROM is removed; cluster status lists the move meanwhile.",
+          "Refused, changing nothing: an unknown group or node, FROM without a replica of GROUP, TO not up or "
+          + "hosting one already, GROUP moving already."})
+  public static final class MoveReplica extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "GROUP", description = "\"meta\" or \"shard-N\".")
+    String group;
+
+    @picocli.CommandLine.Parameters(index = "1", paramLabel = "FROM", description = "The node giving its replica up.")
+    String from;
+
+    @picocli.CommandLine.Parameters(index = "2", paramLabel = "TO", description = "The up node receiving it.")
+    String to;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      ReplicaMove move = client.moveReplica(group, from, to);
+      json.print(main().out(), moveJson(move, move.step()), "moving " + move.group() + "'s replica from "
+          + move.fromNode() + " to " + move.toNode() + ": " + move.step() + ", placement version "
+          + move.placementVersion());
+      return wait.afterAnswer(client, move.placementVersion(), s -> s.moves().stream()
+          .noneMatch(m -> m.group().equals(group)) && s.groups().stream()
+          .anyMatch(g -> g.name().equals(group) && g.replicas().contains(to) && !g.replicas().contains(from)),
+          "moving " + group + "'s replica from " + from + " to " + to, err(), version -> json.print(main().out(),
+              moveJson(move, "done").put("placement_version", version), "moved " + group + "'s replica from "
+              + from + " to " + to + ", placement version " + version));
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
+      return JsonOption.object().put("group", move.group()).put("from", move.fromNode()).put("to", move.toNode())
+          .put("step", step).put("placement_version", move.placementVersion());
+    }
+  }
+
+  @Command(name = "drain-node", mixinStandardHelpOptions = true,
+      description = {"Mark a node draining (docs/operations.md, Membership): it receives no new replica or "
+          + "leadership, and the meta group's leader moves each of its replicas, a few at a time, to the "
+          + "least-loaded up node not hosting that group. Once it hosts nothing, remove-node succeeds.",
+          "Refused, changing nothing: an unknown id, a node that is not up, or a group of the node with no up "
+          + "node outside it to move to (add a node first). Draining a draining node answers it again."})
+  public static final class DrainNode extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The node's id.")
+    String id;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      MemberNode node = client.drainNode(id);
+      Output.line(main().out(), json.on() ? json(node) : describe(node));
+      return wait.afterAnswer(client, node.placementVersion(), s -> s.moves().stream()
+          .noneMatch(m -> m.fromNode().equals(id)) && s.groups().stream()
+          .noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id)), "draining node " + id, err(),
+          version -> json.print(main().out(), JsonOption.object().put("node_id", id).put("drained", true)
+              .put("placement_version", version), "node " + id + " drained: it hosts no replica and leads no"
+              + " group, placement version " + version));
     }
   }
 

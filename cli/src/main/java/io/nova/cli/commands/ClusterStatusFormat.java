@@ -7,6 +7,7 @@ import io.nova.cli.Sizes;
 import io.nova.client.ClusterStatus;
 import io.nova.client.GroupStatus;
 import io.nova.client.NodeStatus;
+import io.nova.client.ReplicaMove;
 import io.nova.client.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,10 @@ final class ClusterStatusFormat {
       putOptional(no, "disk_free_bytes", n.diskFreeBytes());
       no.put("disk_low", n.diskLow());
       no.put("member_state", n.memberState());
+    }
+    ArrayNode moves = root.putArray("moves");
+    for (ReplicaMove m : status.moves()) {
+      moves.addObject().put("group", m.group()).put("from", m.fromNode()).put("to", m.toNode()).put("step", m.step());
     }
     ArrayNode groups = root.putArray("groups");
     for (GroupStatus g : status.groups()) {
@@ -100,6 +105,12 @@ final class ClusterStatusFormat {
     }
     String out = "answered by " + status.answeredBy() + placement(status) + "\n\n" + table(nodes) + "\n"
         + table(groups);
+    if (!status.moves().isEmpty()) {
+      List<List<String>> moves = new ArrayList<>();
+      moves.add(List.of("MOVING", "FROM", "TO", "STEP"));
+      status.moves().forEach(m -> moves.add(List.of(m.group(), m.fromNode(), m.toNode(), m.step())));
+      out += "\n" + table(moves);
+    }
     if (withReplicas) {
       out += "\n" + table(replicaRows(status, upNodes));
     }

@@ -1,17 +1,17 @@
 package io.nova.cli.commands;
 
+import static io.nova.cli.commands.ClusterCli.memberState;
+import static io.nova.cli.commands.ClusterCli.nova;
+import static io.nova.cli.commands.ClusterCli.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.ExitCodes;
-import io.nova.cli.Main;
+import io.nova.cli.commands.ClusterCli.Result;
+import io.nova.cluster.config.NodeTuning;
 import io.nova.node.testing.FreePorts;
 import io.nova.node.testing.LocalCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,25 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClusterMembershipCommandTest {
 
-  record Result(int exitCode, String out, String err) {}
-
-  static Result nova(LocalCluster cluster, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] argv = new String[args.length + 1];
-    argv[0] = "--endpoints=" + cluster.endpoints();
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = Main.run(new ByteArrayInputStream(new byte[0]), out, new PrintStream(err, true, StandardCharsets.UTF_8),
-        argv);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   @Test
   void addThenRemoveANodeAndRefuseRemovingAReplicaHolder(@TempDir Path dir) throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(dir, 3, 1)) {
-      cluster.awaitReady(Duration.ofSeconds(60));
-      Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-          .until(() -> status(cluster).has("placement_version"));
+    try (LocalCluster cluster = ClusterCli.startSeeded(dir, 3, 1, NodeTuning.defaults())) {
       List<Integer> ports = FreePorts.take(3);
       Result added = nova(cluster, "cluster", "add-node", "--id", "n7", "--raft", "127.0.0.1:" + ports.get(0),
           "--api", "127.0.0.1:" + ports.get(1), "--http", "127.0.0.1:" + ports.get(2), "--json");
@@ -73,20 +57,5 @@ class ClusterMembershipCommandTest {
       assertThat(again.exitCode()).isEqualTo(ExitCodes.FAILURE);
       assertThat(again.err()).contains("n7");
     }
-  }
-
-  private static JsonNode status(LocalCluster cluster) throws Exception {
-    Result r = nova(cluster, "cluster", "status", "--json");
-    assertThat(r.exitCode()).as(r.err()).isZero();
-    return new ObjectMapper().readTree(r.out());
-  }
-
-  private static String memberState(JsonNode status, String nodeId) {
-    for (JsonNode n : status.get("nodes")) {
-      if (n.get("node_id").asText().equals(nodeId)) {
-        return n.get("member_state").asText();
-      }
-    }
-    return "";
   }
 }

@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nova.cli.Main;
+import io.nova.cli.commands.ClusterCli.Result;
 import io.nova.cluster.node.NovaVersion;
 import io.nova.node.testing.LocalCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.awaitility.Awaitility;
@@ -31,8 +27,6 @@ class ClusterStatusCommandTest {
   @TempDir static Path dir;
   static LocalCluster cluster;
 
-  record Result(int exitCode, String out, String err) {}
-
   @BeforeAll
   static void startCluster() throws Exception {
     cluster = LocalCluster.start(dir.resolve("cluster"), 3, 2);
@@ -46,14 +40,7 @@ class ClusterStatusCommandTest {
   }
 
   static Result nova(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] argv = new String[args.length + 1];
-    argv[0] = "--endpoints=" + cluster.endpoints();
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = Main.run(new ByteArrayInputStream(new byte[0]), out, new PrintStream(err, true, StandardCharsets.UTF_8),
-        argv);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ClusterCli.nova(cluster, args);
   }
 
   static JsonNode statusJson() throws Exception {

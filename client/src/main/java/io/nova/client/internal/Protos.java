@@ -205,7 +205,14 @@ public final class Protos {
                         optional(g.hasStreamBytes(), g.getStreamBytes())))
                 .toList();
         return new ClusterStatus(r.getNodeId(), nodes, groups,
-                optional(r.hasPlacementVersion(), r.getPlacementVersion()));
+                optional(r.hasPlacementVersion(), r.getPlacementVersion()),
+                r.getMovesList().stream().map(m -> replicaMove(m, r.getPlacementVersion())).toList());
+    }
+
+    /** A wire replica move, seen at {@code placementVersion}, as a {@link io.nova.client.ReplicaMove}. */
+    public static io.nova.client.ReplicaMove replicaMove(io.nova.proto.v1.ReplicaMoveStatus m, long placementVersion) {
+        return new io.nova.client.ReplicaMove(m.getGroup(), m.getFromNode(), m.getToNode(), m.getStep(),
+                placementVersion);
     }
 
     private static ReplicaStatus replicaStatus(io.nova.proto.v1.ReplicaStatus r) {

@@ -6,6 +6,7 @@ import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,10 @@ import java.util.Set;
  *
  * <ul>
  *   <li>Only up nodes count and only they receive leaderships; a group without a leader is left alone.
+ *   <li>A draining node (member state "draining", ADR 0028) is a source only: it never receives a
+ *       leadership, and every group it leads is moved off it first, whatever the gap.
+ *   <li>A group with a replica move in progress ({@code moves}) is left alone: its move driver changes its
+ *       configuration and moves its leader itself, and a transfer racing those steps would undo them.
  *   <li>A move goes from a node leading the most groups to a replica of the same group on the node
  *       leading the fewest, ties broken by node id, and only when it narrows the gap (the source leads
  *       at least two more than the target): the result has every up node within one of the others.
@@ -30,6 +35,9 @@ import java.util.Set;
  * </ul>
  */
 public final class LeaderPlan {
+
+  /** The member state of a node whose replicas are being moved off (ADR 0028). */
+  static final String DRAINING = "draining";
 
   /** One leadership to move: {@code group} (its name, e.g. "shard-2") from node {@code from} to {@code to}. */
   public record Move(String group, String from, String to) {}
@@ -67,15 +75,20 @@ public final class LeaderPlan {
           + transfersMax + " and " + lagEntriesMax);
     }
     Map<String, Integer> counts = leadersPerNode(status);
+    Set<String> draining = new HashSet<>();
+    status.getNodesList().stream().filter(n -> n.getMemberState().equals(DRAINING))
+        .forEach(n -> draining.add(n.getNodeId()));
+    Set<String> moving = new HashSet<>();
+    status.getMovesList().forEach(m -> moving.add(m.getGroup()));
     List<GroupStatus> movable = new ArrayList<>();
     for (GroupStatus g : status.getGroupsList()) {
-      if (counts.containsKey(g.getLeader()) && !skipped.contains(g.getName())) {
+      if (counts.containsKey(g.getLeader()) && !skipped.contains(g.getName()) && !moving.contains(g.getName())) {
         movable.add(g);
       }
     }
     List<Move> moves = new ArrayList<>();
     while (moves.size() < transfersMax) {
-      Optional<Move> next = bestMove(movable, counts, lagEntriesMax);
+      Optional<Move> next = bestMove(movable, counts, draining, lagEntriesMax);
       if (next.isEmpty()) {
         break;
       }
@@ -91,19 +104,21 @@ public final class LeaderPlan {
   /**
    * The move from a most-loaded source to a least-loaded caught-up target that narrows the gap the
    * most; the sources are tried from the most loaded down, so a group whose replicas are all busy does
-   * not stop the others from moving.
+   * not stop the others from moving. A group led by a draining node goes first, to any caught-up target.
    */
-  private static Optional<Move> bestMove(List<GroupStatus> movable, Map<String, Integer> counts, long lagEntriesMax) {
+  private static Optional<Move> bestMove(List<GroupStatus> movable, Map<String, Integer> counts, Set<String> draining,
+      long lagEntriesMax) {
     Move best = null;
     int bestGap = 1;
     for (GroupStatus g : movable) {
       int from = counts.get(g.getLeader());
       Optional<String> target = g.getReplicaStatusList().stream()
-          .filter(r -> caughtUp(r, g, lagEntriesMax) && counts.containsKey(r.getNodeId()))
+          .filter(r -> caughtUp(r, g, lagEntriesMax) && counts.containsKey(r.getNodeId())
+              && !draining.contains(r.getNodeId()))
           .map(ReplicaStatus::getNodeId)
           .min(Comparator.<String>comparingInt(counts::get).thenComparing(Comparator.naturalOrder()));
       if (target.isPresent()) {
-        int gap = from - counts.get(target.get());
+        int gap = draining.contains(g.getLeader()) ? Integer.MAX_VALUE : from - counts.get(target.get());
         if (gap > bestGap) {
           bestGap = gap;
           best = new Move(g.getName(), g.getLeader(), target.get());

@@ -10,6 +10,8 @@ import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.metrics.LeaderStageMetrics;
 import io.nova.cluster.metrics.SnapshotMetrics;
 import io.nova.cluster.metrics.NodeMetrics;
+import io.nova.cluster.membership.MoveDriver;
+import io.nova.cluster.membership.MoveStepPlan;
 import io.nova.cluster.placement.MetaPlacementSource;
 import io.nova.cluster.placement.PlacementCache;
 import io.nova.cluster.placement.PlacementReconciler;
@@ -133,6 +135,11 @@ public final class NovaNode implements AutoCloseable {
   private final Map<RaftGroupId, GroupSpec> groupsById;
   /** Keeps the local groups at the meta group's placement; null when {@link NodeTuning#placementPollIntervalMs()} is 0. */
   private volatile PlacementReconciler reconciler;
+  /** Drives the placement's replica moves while this node leads the meta group; null when reconciling is off. */
+  private volatile MoveDriver moveDriver;
+  /** Told each placement this node adopts, after it became {@link #layout()}; see {@link #onPlacementAdopted}. */
+  private final List<java.util.function.Consumer<Placement>> adoptionListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final NodeMetrics metrics;
   /** Answers the woken parked reads of every shard replica on this node, off their apply threads. */
   private final ExecutorService waiterAnswers;
@@ -222,6 +229,9 @@ public final class NovaNode implements AutoCloseable {
             new MetaPlacementSource(server, node::layout, node::client), node.new Local(),
             new PlacementCache(config.dataDir().toAbsolutePath()),
             Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
+        node.moveDriver = MoveDriver.start(config.nodeId(), new MetaPlacementSource(server, node::layout, node::client),
+            () -> node.layout().meta().group(), node::client,
+            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT), tuning.placementPollIntervalMs());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -567,6 +577,15 @@ public final class NovaNode implements AutoCloseable {
     return r == null ? Optional.empty() : r.adopted();
   }
 
+  /**
+   * Calls {@code listener} with every placement this node adopts from now on, on the reconciler's thread,
+   * after it became {@link #layout()} (the gateway's routing learns moved replicas this way). A listener
+   * that throws is logged and does not stop the others. Registered for the node's lifetime.
+   */
+  public void onPlacementAdopted(java.util.function.Consumer<Placement> listener) {
+    adoptionListeners.add(listener);
+  }
+
   /** The reconciler of this node's groups with the meta group's placement; empty when it is off. */
   public Optional<PlacementReconciler> reconciler() {
     return Optional.ofNullable(reconciler);
@@ -581,32 +600,104 @@ public final class NovaNode implements AutoCloseable {
       return ids;
     }
 
+    /**
+     * Whether the replica's own configuration counts this node, in its current or previous part. One case
+     * asks the group: a replica whose last configuration is a joint one that counts it only in the previous
+     * part (it was removed, and the leader stopped sending it the log once the joint configuration
+     * committed, so it never receives the final one). Then it is not a member once a replica answering as
+     * the group's leader holds a configuration that is not joint and does not count this node: a leader
+     * appends that one only after the joint one committed, and a later leader finishes it the same way, so
+     * no configuration counting this node can come back without a new membership change.
+     */
     @Override
     public boolean stillMember(RaftGroupId group) {
       try {
         var conf = server.getDivision(group).getRaftConf();
+        boolean previous = false;
         for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
-          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))
-              || conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
+          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
             return true;
           }
+          previous |= conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()));
         }
-        return false;
+        if (!previous) {
+          return false;
+        }
+        List<RaftPeer> others = new ArrayList<>();
+        for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
+          conf.getCurrentPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
+        }
+        return !leaderHasRemoved(group, others);
       } catch (IOException e) {
         // Not running (any more): nothing of it to keep.
         return false;
       }
     }
 
+    /** Whether one of {@code peers} answers as {@code group}'s leader with a settled configuration without this node. */
+    private boolean leaderHasRemoved(RaftGroupId group, List<RaftPeer> peers) {
+      String self = server.getId().toString();
+      for (RaftPeer peer : peers) {
+        try (RaftClient client = client(RaftGroup.valueOf(group, peer))) {
+          GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(group);
+          if (info.getRoleInfoProto().getRole() != RaftPeerRole.LEADER || info.getConf().isEmpty()) {
+            continue;
+          }
+          var settled = info.getConf().get();
+          return settled.getOldPeersCount() == 0 && settled.getOldListenersCount() == 0
+              && settled.getPeersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self))
+              && settled.getListenersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self));
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("node {}: {} did not report group {}: {}", config.nodeId(), peer.getId(), group, e.toString());
+        }
+      }
+      return false;
+    }
+
     @Override
     public void adopt(ClusterLayout adopted, Placement placement) {
       adopted.allGroups().forEach(g -> groupsById.put(g.group().getGroupId(), g));
       layout = adopted;
+      for (java.util.function.Consumer<Placement> listener : adoptionListeners) {
+        try {
+          listener.accept(placement);
+        } catch (RuntimeException e) {
+          LOG.warn("node {}: a listener of placement version {} failed: {}", config.nodeId(), placement.getVersion(),
+              e.toString());
+        }
+      }
     }
 
     @Override
     public void start(List<GroupSpec> groups) throws IOException {
       joinAll(groups);
+    }
+
+    /**
+     * Creates each replica empty, its own member a listener in the Ratis group it starts from, so it asks
+     * for no votes: no probe and no rejoin (ADR 0006 is about a member that lost its log; a move's target
+     * never was a member). The group's leader catches it up once the move's driver has committed a
+     * configuration with it as a listener.
+     */
+    @Override
+    public void learn(List<GroupSpec> groups) throws IOException {
+      IOException first = null;
+      for (GroupSpec spec : groups) {
+        try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+          addLocally(spec);
+          LOG.info("node {} started an empty listener replica of group {} ({})", config.nodeId(), spec.name(),
+              spec.group());
+        } catch (IOException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
     }
 
     @Override
@@ -685,6 +776,10 @@ public final class NovaNode implements AutoCloseable {
 
   @Override
   public void close() {
+    MoveDriver driver = moveDriver;
+    if (driver != null) {
+      driver.close();
+    }
     PlacementReconciler r = reconciler;
     if (r != null) {
       r.close();

@@ -25,7 +25,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 /**
  * Reads and seeds the placement in the meta group (ADR 0028), for {@link PlacementReconciler}.
  *
- * <p>A node hosting a meta replica reads that replica's applied state: no Raft round trip, possibly a
+ * <p>A node hosting a voting meta replica reads that replica's applied state: no Raft round trip, possibly a
  * few entries behind the leader, which the next pass corrects (and a ready leader's state holds every
  * committed entry, so "none yet" on the leader means none). A node without one asks the meta group
  * (a linearizable read). Seeds go to the meta group's leader as a log entry. Every remote call is
@@ -90,11 +90,20 @@ public final class MetaPlacementSource implements PlacementReconciler.Source {
     }
   }
 
+  /**
+   * This node's meta replica, when it is a voter of a configuration that is not joint. A replica moved away
+   * (ADR 0028) is left with the joint configuration as its last one and receives no more of the log, so its
+   * state would show a placement frozen mid-move for ever; a listener still catching up may be far behind.
+   * Either reads the placement from the group instead.
+   */
   private Optional<MetaStateMachine> localMeta() {
     try {
       RaftServer.Division division = server.getDivision(layout.get().meta().group().getGroupId());
-      return division.getInfo().isAlive() && division.getStateMachine() instanceof MetaStateMachine meta
-          ? Optional.of(meta) : Optional.empty();
+      var conf = division.getRaftConf();
+      boolean settledVoter = conf.getPreviousPeers().isEmpty()
+          && conf.getCurrentPeers().stream().anyMatch(p -> p.getId().equals(server.getId()));
+      return settledVoter && division.getInfo().isAlive()
+          && division.getStateMachine() instanceof MetaStateMachine meta ? Optional.of(meta) : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();
     }

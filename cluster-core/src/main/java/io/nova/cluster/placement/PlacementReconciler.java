@@ -70,6 +70,14 @@ public final class PlacementReconciler implements AutoCloseable {
     void start(List<GroupSpec> groups) throws IOException;
 
     /**
+     * Starts an empty replica of each group as a Raft listener (this node is the target of a replica move):
+     * the group's leader sends it the log once the move's driver adds it to the configuration.
+     *
+     * @throws IOException when a replica could not be created (the others are still attempted)
+     */
+    void learn(List<GroupSpec> groups) throws IOException;
+
+    /**
      * Removes the node's replica of {@code group} from its Raft server and deletes its log and store.
      *
      * @throws IOException when Ratis refused
@@ -166,11 +174,17 @@ public final class PlacementReconciler implements AutoCloseable {
       adoptedVersion = placement.getVersion();
       LOG.info("node {} adopted placement version {} from the meta group", nodeId, placement.getVersion());
     }
-    ReconcilePlan plan = ReconcilePlan.of(nodeId, layout, local.running(), local::stillMember);
+    ReconcilePlan plan = ReconcilePlan.of(nodeId, layout, Placements.learning(placement, nodeId), local.running(),
+        local::stillMember);
     if (!plan.start().isEmpty()) {
       LOG.info("node {}: placement version {} puts {} here; starting them", nodeId, placement.getVersion(),
           plan.start().stream().map(GroupSpec::name).toList());
       local.start(plan.start());
+    }
+    if (!plan.learn().isEmpty()) {
+      LOG.info("node {}: placement version {} moves a replica of {} here; starting them empty, as listeners",
+          nodeId, placement.getVersion(), plan.learn().stream().map(GroupSpec::name).toList());
+      local.learn(plan.learn());
     }
     for (RaftGroupId group : plan.stop()) {
       LOG.info("node {}: placement version {} moved group {} away and its configuration no longer counts this "

@@ -4,6 +4,7 @@ import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -19,6 +20,10 @@ import org.apache.ratis.protocol.RaftGroupId;
  * <ul>
  *   <li><b>start</b>: every group the placement puts on this node that the node does not run, in layout
  *       order (meta first);
+ *   <li><b>learn</b>: every group the placement lists this node as a learner of (the target of a replica
+ *       move) that the node does not run: started empty, as a Raft listener, for the move's driver to add
+ *       to the group's configuration. A running learner's replica is never stopped: until the move is
+ *       done the placement does not list it among the replicas, but it is wanted all the same;
  *   <li><b>stop</b> (delete the local replica): a group the node runs that the placement does not put here
  *       and whose configuration no longer counts this node: the membership change that moved it away has
  *       committed, so the replica holds nothing the group still needs from it;
@@ -30,13 +35,16 @@ import org.apache.ratis.protocol.RaftGroupId;
  * </ul>
  *
  * @param start the groups to start (bootstrap, or rejoin when another replica has used it)
+ * @param learn the groups to start empty as a listener (this node is a move's target), in placement order
  * @param stop the local replicas to delete, in group id order
  * @param keep the local replicas the placement moved away that are still members, in group id order
  */
-public record ReconcilePlan(List<GroupSpec> start, List<RaftGroupId> stop, List<RaftGroupId> keep) {
+public record ReconcilePlan(List<GroupSpec> start, List<GroupSpec> learn, List<RaftGroupId> stop,
+    List<RaftGroupId> keep) {
 
   public ReconcilePlan {
     start = List.copyOf(start);
+    learn = List.copyOf(learn);
     stop = List.copyOf(stop);
     keep = List.copyOf(keep);
   }
@@ -50,19 +58,31 @@ public record ReconcilePlan(List<GroupSpec> start, List<RaftGroupId> stop, List<
    */
   public static ReconcilePlan of(String selfId, ClusterLayout desired, Set<RaftGroupId> running,
       Predicate<RaftGroupId> stillMember) {
+    return of(selfId, desired, List.of(), running, stillMember);
+  }
+
+  /**
+   * As {@link #of(String, ClusterLayout, Set, Predicate)}, with the groups this node is a learner of.
+   *
+   * @param learning the groups the placement lists this node as a learner of ({@link Placements#learning})
+   */
+  public static ReconcilePlan of(String selfId, ClusterLayout desired, List<GroupSpec> learning,
+      Set<RaftGroupId> running, Predicate<RaftGroupId> stillMember) {
     List<GroupSpec> wanted = desired.groupsOn(selfId);
-    Set<RaftGroupId> wantedIds = wanted.stream().map(g -> g.group().getGroupId()).collect(Collectors.toSet());
+    Set<RaftGroupId> wantedIds = wanted.stream().map(g -> g.group().getGroupId()).collect(Collectors.toCollection(HashSet::new));
+    learning.forEach(g -> wantedIds.add(g.group().getGroupId()));
     List<GroupSpec> start = wanted.stream().filter(g -> !running.contains(g.group().getGroupId())).toList();
+    List<GroupSpec> learn = learning.stream().filter(g -> !running.contains(g.group().getGroupId())).toList();
     List<RaftGroupId> stop = new ArrayList<>();
     List<RaftGroupId> keep = new ArrayList<>();
     running.stream().filter(id -> !wantedIds.contains(id))
         .sorted(Comparator.comparing(id -> id.getUuid().toString()))
         .forEach(id -> (stillMember.test(id) ? keep : stop).add(id));
-    return new ReconcilePlan(start, stop, keep);
+    return new ReconcilePlan(start, learn, stop, keep);
   }
 
   /** Whether the pass has nothing to start or delete. */
   public boolean settled() {
-    return start.isEmpty() && stop.isEmpty();
+    return start.isEmpty() && learn.isEmpty() && stop.isEmpty();
   }
 }

@@ -3,6 +3,9 @@ package io.nova.cluster.status;
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.ReplicaMove;
+import io.nova.proto.v1.ReplicaMoveStatus;
+import io.nova.statemachine.meta.MetaState;
 import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.v1.FollowerProgress;
 import io.nova.proto.v1.GetClusterStatusResponse;
@@ -36,7 +39,7 @@ import java.util.Set;
  *       highest applied index.
  * </ul>
  */
-final class StatusAssembly {
+public final class StatusAssembly {
 
   private StatusAssembly() {}
 
@@ -77,7 +80,8 @@ final class StatusAssembly {
   }
 
   /**
-   * {@code status} with the placement it was built from (ADR 0028): its version, and each node's state in
+   * {@code status} with the placement it was built from (ADR 0028): its version, its moves in progress, and
+   * each node's state in
    * the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}); removed nodes, which
    * the layout leaves out, are appended (down, not probed). Unchanged when
    * {@code placement} is empty (the answering node has not read one from the meta group yet).
@@ -91,6 +95,7 @@ final class StatusAssembly {
       states.put(node.getNodeId(), memberState(node));
     }
     GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion());
+    placement.get().getMovesList().forEach(move -> b.addMoves(moveStatus(move)));
     for (NodeStatus.Builder node : b.getNodesBuilderList()) {
       node.setMemberState(states.getOrDefault(node.getNodeId(), ""));
       states.remove(node.getNodeId());
@@ -106,15 +111,15 @@ final class StatusAssembly {
     return b.build();
   }
 
+  /** A recorded replica move as the public API shows it (GetClusterStatus, MoveReplica). */
+  public static ReplicaMoveStatus moveStatus(ReplicaMove move) {
+    return ReplicaMoveStatus.newBuilder().setGroup(move.getGroup()).setFromNode(move.getFromNode())
+        .setToNode(move.getToNode()).setStep(MetaState.stepName(move.getStep())).build();
+  }
+
   /** A registry state as the status words it: the enum's name without its prefix, in lower case. */
   static String memberState(RegisteredNode node) {
-    return switch (node.getState()) {
-      case NODE_STATE_JOINING -> "joining";
-      case NODE_STATE_UP -> "up";
-      case NODE_STATE_DRAINING -> "draining";
-      case NODE_STATE_REMOVED -> "removed";
-      default -> "";
-    };
+    return MetaState.stateName(node.getState());
   }
 
   /** What each replica of {@code spec} reported, by node id, in replica order; absent ones left out. */

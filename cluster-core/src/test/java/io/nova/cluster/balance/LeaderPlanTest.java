@@ -7,6 +7,7 @@ import io.nova.cluster.balance.LeaderPlan.Move;
 import io.nova.proto.v1.GetClusterStatusResponse;
 import io.nova.proto.v1.GroupStatus;
 import io.nova.proto.v1.NodeStatus;
+import io.nova.proto.v1.ReplicaMoveStatus;
 import io.nova.proto.v1.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,8 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves the leader balance plan's rules on hand-built cluster statuses: it evens leaders to within one
  * per up node with the fewest moves, each group at most once; it never targets a down node, a lagging
- * replica or a group without a leader; it honours the transfer cap and the groups backing off; and an
- * even cluster needs no move.
+ * replica or a group without a leader; it honours the transfer cap and the groups backing off; an
+ * even cluster needs no move; a draining node only gives leaderships away, and a group whose replica moves
+ * is left to its move.
  */
 class LeaderPlanTest {
 
@@ -74,6 +76,21 @@ class LeaderPlanTest {
         .doesNotContain("meta", "shard-0").hasSize(4);
     assertThatThrownBy(() -> LeaderPlan.plan(s, 0, LAG, Set.of())).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("transfersMax must be at least 1");
+  }
+
+  @Test
+  void aDrainingNodeIsASourceOnlyAndAGroupThatMovesAReplicaIsLeftAlone() {
+    GetClusterStatusResponse even = status(Set.of("n1", "n2", "n3"), leaders("n1", "n2", "n3", "n2"));
+    GetClusterStatusResponse.Builder b = even.toBuilder();
+    b.getNodesBuilder(0).setMemberState(LeaderPlan.DRAINING);
+    List<Move> moves = LeaderPlan.plan(b.build(), 10, LAG, Set.of());
+    assertThat(moves).as("the draining n1's leadership leaves it although the leaders are even")
+        .containsExactly(new Move("meta", "n1", "n3"));
+    assertThat(LeaderPlan.plan(status(Set.of("n1", "n2", "n3"), leaders("n2", "n2", "n2", "n2")).toBuilder()
+        .setNodes(0, NodeStatus.newBuilder().setNodeId("n1").setUp(true).setMemberState(LeaderPlan.DRAINING))
+        .build(), 10, LAG, Set.of())).extracting(Move::to).containsOnly("n3");
+    b.addMoves(ReplicaMoveStatus.newBuilder().setGroup("meta").setFromNode("n1").setToNode("n4").setStep("planned"));
+    assertThat(LeaderPlan.plan(b.build(), 10, LAG, Set.of())).isEmpty();
   }
 
   @Test

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.proto.internal.MoveStep;
+import io.nova.proto.internal.NodeState;
 import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
+import io.nova.proto.internal.ReplicaMove;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,14 +16,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proves a reconcile pass against fakes of the meta group and the Raft server: it seeds only on the meta
  * leader and only when no placement is stored, adopts and caches each placement version once, and starts
- * the groups the placement adds.
+ * the groups the placement adds; a move's target starts an empty listener replica of the group and keeps it.
  */
 class PlacementReconcilerTest {
 
@@ -52,6 +59,8 @@ class PlacementReconcilerTest {
   static final class FakeServer implements PlacementReconciler.LocalGroups {
     final Set<RaftGroupId> running = new HashSet<>();
     final List<Long> adopted = new ArrayList<>();
+    final List<GroupSpec> learned = new ArrayList<>();
+    boolean member = true;
 
     @Override
     public Set<RaftGroupId> running() {
@@ -60,7 +69,13 @@ class PlacementReconcilerTest {
 
     @Override
     public boolean stillMember(RaftGroupId group) {
-      return true;
+      return member;
+    }
+
+    @Override
+    public void learn(List<GroupSpec> groups) {
+      learned.addAll(groups);
+      groups.forEach(g -> running.add(g.group().getGroupId()));
     }
 
     @Override
@@ -112,6 +127,37 @@ class PlacementReconcilerTest {
     assertThat(cache.read()).contains(grown);
     assertThat(server.running).containsAll(Placements.layout(grown).groupsOn("n1").stream()
         .map(g -> g.group().getGroupId()).toList());
+  }
+
+  @Test
+  void aMoveTargetStartsAnEmptyListenerReplicaAndKeepsItUntilTheMoveIsDone(@TempDir Path dir) throws IOException {
+    Placement seed = Placements.seed("test", new ClusterLayout(PlacementsTest.config(3, 1)));
+    Placement moving = seed.toBuilder().setVersion(60)
+        .addNodes(RegisteredNode.newBuilder().setNodeId("n4").setRaftAddress("127.0.0.1:9")
+            .setApiAddress("127.0.0.1:10").setHttpAddress("127.0.0.1:11").setState(NodeState.NODE_STATE_UP))
+        .setGroups(1, seed.getGroups(1).toBuilder().addLearners("n4"))
+        .addMoves(ReplicaMove.newBuilder().setGroup("shard-0").setFromNode("n1").setToNode("n4")
+            .setStep(MoveStep.MOVE_STEP_PLANNED))
+        .build();
+    FakeMeta meta = new FakeMeta();
+    meta.stored = moving;
+    FakeServer n4 = new FakeServer();
+    n4.member = false;
+    PlacementReconciler reconciler = PlacementReconciler.manual("n4", meta, n4, new PlacementCache(dir), seed);
+
+    ReconcilePlan first = reconciler.runPass().orElseThrow();
+    assertThat(first.start()).as("n4 hosts no replica yet").isEmpty();
+    assertThat(first.learn()).extracting(GroupSpec::name).containsExactly("shard-0");
+    assertThat(n4.learned).hasSize(1);
+    RaftGroup group = n4.learned.get(0).group();
+    assertThat(group.getPeer(RaftPeerId.valueOf("n4")).getStartupRole()).isEqualTo(RaftPeerRole.LISTENER);
+    assertThat(group.getPeers()).extracting(p -> p.getId().toString()).containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+    assertThat(group.getPeer(RaftPeerId.valueOf("n1")).getStartupRole()).isEqualTo(RaftPeerRole.FOLLOWER);
+
+    ReconcilePlan again = reconciler.runPass().orElseThrow();
+    assertThat(again.settled()).as("the running learner replica is neither started again nor deleted, although "
+        + "its configuration does not count it yet").isTrue();
+    assertThat(n4.learned).hasSize(1);
   }
 
   @Test

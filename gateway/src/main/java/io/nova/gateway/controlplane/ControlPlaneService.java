@@ -171,7 +171,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   }
 
   /**
-   * Serves AddNode and RemoveNode with {@code membership}; without it (the default) they answer
+   * Serves AddNode, RemoveNode, MoveReplica and DrainNode with {@code membership}; without it (the default) they answer
    * UNIMPLEMENTED. Call before the service is added to a server.
    *
    * @return this
@@ -184,21 +184,37 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   @Override
   public void addNode(io.nova.proto.v1.AddNodeRequest request,
       StreamObserver<io.nova.proto.v1.AddNodeResponse> observer) {
-    if (membership == null) {
-      super.addNode(request, observer);
-      return;
-    }
-    UnaryCalls.serve("AddNode", observer, () -> membership.addNode(request));
+    serveMembership("AddNode", request, observer, super::addNode, m -> m.addNode(request));
   }
 
   @Override
   public void removeNode(io.nova.proto.v1.RemoveNodeRequest request,
       StreamObserver<io.nova.proto.v1.RemoveNodeResponse> observer) {
-    if (membership == null) {
-      super.removeNode(request, observer);
+    serveMembership("RemoveNode", request, observer, super::removeNode, m -> m.removeNode(request));
+  }
+
+  @Override
+  public void moveReplica(io.nova.proto.v1.MoveReplicaRequest request,
+      StreamObserver<io.nova.proto.v1.MoveReplicaResponse> observer) {
+    serveMembership("MoveReplica", request, observer, super::moveReplica, m -> m.moveReplica(request));
+  }
+
+  @Override
+  public void drainNode(io.nova.proto.v1.DrainNodeRequest request,
+      StreamObserver<io.nova.proto.v1.DrainNodeResponse> observer) {
+    serveMembership("DrainNode", request, observer, super::drainNode, m -> m.drainNode(request));
+  }
+
+  /** Serves a membership verb with {@link #membership}, or as the generated base does (UNIMPLEMENTED) without it. */
+  private <Q, R> void serveMembership(String rpc, Q request, StreamObserver<R> observer,
+      java.util.function.BiConsumer<Q, StreamObserver<R>> unimplemented,
+      java.util.function.Function<Membership, R> verb) {
+    Membership m = membership;
+    if (m == null) {
+      unimplemented.accept(request, observer);
       return;
     }
-    UnaryCalls.serve("RemoveNode", observer, () -> membership.removeNode(request));
+    UnaryCalls.serve(rpc, observer, () -> verb.apply(m));
   }
 
   @Override

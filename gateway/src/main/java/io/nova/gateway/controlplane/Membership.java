@@ -2,8 +2,11 @@ package io.nova.gateway.controlplane;
 
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.status.NodeInfoSource;
+import io.nova.cluster.status.StatusAssembly;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
+import io.nova.proto.internal.BeginReplicaMoveCommand;
+import io.nova.proto.internal.DrainNodeCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.NodeState;
@@ -11,9 +14,14 @@ import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.RegisterNodeCommand;
 import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.internal.RemoveNodeCommand;
+import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.v1.AddNodeRequest;
 import io.nova.proto.v1.AddNodeResponse;
+import io.nova.proto.v1.DrainNodeRequest;
+import io.nova.proto.v1.DrainNodeResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
+import io.nova.proto.v1.MoveReplicaRequest;
+import io.nova.proto.v1.MoveReplicaResponse;
 import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.RemoveNodeRequest;
 import io.nova.proto.v1.RemoveNodeResponse;
@@ -28,8 +36,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The node registry verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode} and
- * {@code RemoveNode}, each one meta-log entry whose checks run at apply, so a refusal changes nothing and
+ * The membership verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode},
+ * {@code RemoveNode}, {@code MoveReplica} and {@code DrainNode}, each one meta-log entry whose checks run at
+ * apply, so a refusal changes nothing and
  * two racing calls are ordered by the log. Thread-safe; each call blocks while the meta group (and, for
  * AddNode, the new node) answers.
  *
@@ -87,13 +96,58 @@ public final class Membership {
    *     (MembershipRefused naming the groups) while a group places a replica on it; UNAVAILABLE as addNode
    */
   public RemoveNodeResponse removeNode(RemoveNodeRequest request) {
-    PlacementRules.nodeIdError(request.getNodeId()).ifPresent(e -> {
-      throw new GatewayException(e);
-    });
+    checkNodeId(request.getNodeId());
     Placement placement = writeMeta(MetaCommand.newBuilder()
         .setRemoveNode(RemoveNodeCommand.newBuilder().setNodeId(request.getNodeId())));
     return RemoveNodeResponse.newBuilder().setNode(status(placement, request.getNodeId()))
         .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Begins moving a replica of {@code group} from one node to another; the meta leader's move driver carries
+   * it out. Beginning the same move again answers it unchanged.
+   *
+   * @return the move as recorded (step "planned", or further along for a repeat) and its placement version
+   * @throws GatewayException INVALID_ARGUMENT for an empty group or a bad node id; NOT_FOUND for an unknown
+   *     group or node; FAILED_PRECONDITION (MembershipRefused) when the source hosts no replica of the group,
+   *     the target is not up or hosts one, or the group has another move; UNAVAILABLE as addNode
+   */
+  public MoveReplicaResponse moveReplica(MoveReplicaRequest request) {
+    if (request.getGroup().isEmpty()) {
+      throw new GatewayException(Errors.invalidArgument("group", "\"meta\" or \"shard-N\"",
+          "a move names its group; nothing was changed"));
+    }
+    checkNodeId(request.getFromNode());
+    checkNodeId(request.getToNode());
+    Placement placement = writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(BeginReplicaMoveCommand.newBuilder()
+        .setGroup(request.getGroup()).setFromNode(request.getFromNode()).setToNode(request.getToNode())));
+    ReplicaMove move = placement.getMovesList().stream().filter(m -> m.getGroup().equals(request.getGroup()))
+        .findFirst().orElseThrow(() -> new IllegalStateException("the placement lost the move of "
+            + request.getGroup() + " it just recorded"));
+    return MoveReplicaResponse.newBuilder().setMove(StatusAssembly.moveStatus(move))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Marks a node DRAINING; the meta leader's move driver then moves its replicas off. Draining a draining
+   * node answers it unchanged.
+   *
+   * @throws GatewayException INVALID_ARGUMENT for a bad id; NOT_FOUND for an unknown one; FAILED_PRECONDITION
+   *     (MembershipRefused) for a node that is not up, or naming the groups that would have no up node to move
+   *     their replica to; UNAVAILABLE as addNode
+   */
+  public DrainNodeResponse drainNode(DrainNodeRequest request) {
+    checkNodeId(request.getNodeId());
+    Placement placement = writeMeta(MetaCommand.newBuilder()
+        .setDrainNode(DrainNodeCommand.newBuilder().setNodeId(request.getNodeId())));
+    return DrainNodeResponse.newBuilder().setNode(status(placement, request.getNodeId()))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  private static void checkNodeId(String nodeId) {
+    PlacementRules.nodeIdError(nodeId).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
   }
 
   /**

@@ -3,6 +3,7 @@ package io.nova.gateway.http;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.nova.gateway.controlplane.Membership;
+import io.nova.proto.v1.DrainNodeRequest;
 import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.RemoveNodeRequest;
 import java.util.LinkedHashMap;
@@ -10,14 +11,18 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code /v1/cluster/nodes}: the node registry verbs over HTTP (docs/http-api.md, Membership), served by the
- * same {@link Membership} as the gRPC AddNode and RemoveNode. No route claims an access level, so with access
- * tokens on they need {@code cluster-admin} (the fail-closed default). Stateless and thread-safe.
+ * {@code /v1/cluster/nodes} and {@code /v1/cluster/moves}: the membership verbs over HTTP (docs/http-api.md,
+ * Membership), served by the same {@link Membership} as the gRPC AddNode, RemoveNode, DrainNode and
+ * MoveReplica. No route claims an access level, so with access tokens on they need {@code cluster-admin} (the
+ * fail-closed default). Stateless and thread-safe.
  *
  * <ul>
  *   <li>{@code POST /v1/cluster/nodes} with {@code {"node_id", "raft_address", "api_address",
  *       "http_address"}}: 201 with the node as registered ({@code member_state} "up" or "joining").
  *   <li>{@code DELETE /v1/cluster/nodes/{node_id}}: 200 with the node ({@code member_state} "removed").
+ *   <li>{@code POST /v1/cluster/nodes/{node_id}/drain}: 200 with the node ({@code member_state} "draining").
+ *   <li>{@code POST /v1/cluster/moves} with {@code {"group", "from", "to"}}: 202 (the move goes on after the
+ *       answer) with {@code group, from, to, step, placement_version}.
  * </ul>
  * Errors as the gRPC verbs', through {@link ErrorMapper}: 400, 404, 409 ({@code already_exists},
  * {@code membership_refused}), 503.
@@ -37,6 +42,8 @@ public final class MembershipRoutes implements HttpRoutes {
   public void register(RoutesConfig routes) {
     routes.post("/v1/cluster/nodes", this::add);
     routes.delete("/v1/cluster/nodes/{node_id}", this::remove);
+    routes.post("/v1/cluster/nodes/{node_id}/drain", this::drain);
+    routes.post("/v1/cluster/moves", this::move);
   }
 
   private void add(Context ctx) {
@@ -50,6 +57,25 @@ public final class MembershipRoutes implements HttpRoutes {
     QueryParams.of(ctx, Set.of());
     var removed = membership.removeNode(RemoveNodeRequest.newBuilder().setNodeId(ctx.pathParam("node_id")).build());
     Json.respond(ctx, 200, node(removed.getNode(), removed.getPlacementVersion()));
+  }
+
+  private void drain(Context ctx) {
+    QueryParams.of(ctx, Set.of());
+    var drained = membership.drainNode(DrainNodeRequest.newBuilder().setNodeId(ctx.pathParam("node_id")).build());
+    Json.respond(ctx, 200, node(drained.getNode(), drained.getPlacementVersion()));
+  }
+
+  private void move(Context ctx) {
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
+    QueryParams.of(ctx, Set.of());
+    var begun = membership.moveReplica(Json.parse(body, RequestBodies.MoveReplica.class).toProto());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("group", begun.getMove().getGroup());
+    out.put("from", begun.getMove().getFromNode());
+    out.put("to", begun.getMove().getToNode());
+    out.put("step", begun.getMove().getStep());
+    out.put("placement_version", begun.getPlacementVersion());
+    Json.respond(ctx, 202, out);
   }
 
   private static Map<String, Object> node(NodeStatus node, long placementVersion) {

@@ -72,6 +72,14 @@ public final class RequestBodies {
     }
   }
 
+  /** {@code POST /v1/cluster/moves}: move {@code group}'s replica from node {@code from} to node {@code to}. */
+  record MoveReplica(String group, String from, String to) {
+    io.nova.proto.v1.MoveReplicaRequest toProto() {
+      return io.nova.proto.v1.MoveReplicaRequest.newBuilder().setGroup(required(group, "group"))
+          .setFromNode(required(from, "from")).setToNode(required(to, "to")).build();
+    }
+  }
+
   /** {@code POST /v1/basins/{basin}/streams}, with an optional configuration over the basin's defaults. */
   record CreateStream(String stream, Config config) {
     String checkedStream() {

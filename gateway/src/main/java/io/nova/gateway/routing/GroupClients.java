@@ -77,7 +77,8 @@ public final class GroupClients implements AutoCloseable {
   static final long CALLER_ANSWER_MARGIN_MS = 300;
   private static final Logger LOG = LoggerFactory.getLogger(GroupClients.class);
 
-  private final ClusterLayout layout;
+  /** The groups as this gateway knows them; their peers change with {@link #adopt}. */
+  private volatile ClusterLayout layout;
   private final Clock clock;
   private final LongSupplier nanoTime;
   /**
@@ -154,16 +155,16 @@ public final class GroupClients implements AutoCloseable {
     long retireDelayMs = tuning.retiredClientCloseDelayMs();
     for (GroupSpec spec : layout.allGroups()) {
       writeClients.add(new PeerMovingClient(spec, retireDelayMs,
-          firstPeer -> newClient(spec, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
+          (group, firstPeer) -> newClient(group, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
               firstPeer, parameters.get())));
-      readClients.add(new PeerMovingClient(spec, retireDelayMs, firstPeer -> {
+      readClients.add(new PeerMovingClient(spec, retireDelayMs, (group, firstPeer) -> {
         RaftProperties reads = RaftTuning.clientProperties();
         if (!spec.isMeta()) {
           // Shard reads may park (long polls). Meta queries never do, so they keep Ratis' short per-attempt
           // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
           RaftClientConfigKeys.Rpc.setRequestTimeout(reads, readRequestTimeout);
         }
-        return newClient(spec, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
+        return newClient(group, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
       }));
     }
     // The write clients follow, and the meta group's read client: every call on a stream this gateway
@@ -215,6 +216,35 @@ public final class GroupClients implements AutoCloseable {
     registry.register(WRITES_LOCAL, localWriteCount);
     registry.register(WRITES_LOCAL_RESENT, localResendCount);
     registry.register(READS_LOCAL, localReadCount);
+  }
+
+  /**
+   * Makes the groups of {@code changed} (the node's newly adopted placement, with each group's peers: its
+   * replicas and a move's learner) the ones this gateway reaches, so a replica moved to another node, which
+   * may lead the group as soon as it votes, is reached before the move is done. Only the peers of existing
+   * groups change here: a layout with other groups (added shards, not built yet) is ignored but for a
+   * warning, and the gateway reaches those after a restart, as before. Thread-safe; calls in flight
+   * finish on the clients they started on.
+   *
+   * @return whether {@code changed} was adopted
+   */
+  public boolean adopt(ClusterLayout changed) {
+    List<GroupSpec> now = layout.allGroups();
+    List<GroupSpec> next = changed.allGroups();
+    for (int i = 0; i < Math.max(now.size(), next.size()); i++) {
+      if (i >= now.size() || i >= next.size()
+          || !now.get(i).group().getGroupId().equals(next.get(i).group().getGroupId())) {
+        LOG.warn("this gateway reaches {} groups and cannot add or drop groups while it runs; a placement with {} "
+            + "groups is served after a restart", now.size(), next.size());
+        return false;
+      }
+    }
+    for (int i = 0; i < next.size(); i++) {
+      writeClients.get(i).repeer(next.get(i));
+      readClients.get(i).repeer(next.get(i));
+    }
+    layout = changed;
+    return true;
   }
 
   public ClusterLayout layout() {

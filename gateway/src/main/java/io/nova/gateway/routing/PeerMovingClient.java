@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -36,19 +36,53 @@ final class PeerMovingClient implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PeerMovingClient.class);
 
-  private final GroupSpec spec;
+  /** The group as this gateway knows it now: its peers change when a replica moves ({@link #repeer}). */
+  private volatile GroupSpec spec;
   /** How long a replaced client stays open: longer than any call on it may still run (a parked read). */
   private final long retireDelayMs;
   /** Builds a client of {@link #spec} whose first attempts go to the given peer (null: Ratis' choice). */
-  private final Function<RaftPeerId, RaftClient> factory;
+  private final BiFunction<GroupSpec, RaftPeerId, RaftClient> factory;
   private final AtomicReference<RaftClient> current;
   private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
 
-  PeerMovingClient(GroupSpec spec, long retireDelayMs, Function<RaftPeerId, RaftClient> factory) {
+  PeerMovingClient(GroupSpec spec, long retireDelayMs, BiFunction<GroupSpec, RaftPeerId, RaftClient> factory) {
     this.spec = spec;
     this.retireDelayMs = retireDelayMs;
     this.factory = factory;
-    this.current = new AtomicReference<>(factory.apply(null));
+    this.current = new AtomicReference<>(factory.apply(spec, null));
+  }
+
+  /**
+   * Makes {@code changed} (the same group, with the peers the meta group's placement now lists: replicas
+   * and a move's learner) the group this client reaches: new calls go out on a client that knows every one
+   * of those peers, starting at the peer the current client addresses when it is still one of them. Does
+   * nothing when the peers are the same. Calls in flight keep the old client (closed later, as after
+   * {@link #moveOffPeer}).
+   *
+   * @throws IllegalArgumentException when {@code changed} is another group
+   */
+  void repeer(GroupSpec changed) {
+    GroupSpec known = spec;
+    if (!changed.group().getGroupId().equals(known.group().getGroupId())) {
+      throw new IllegalArgumentException("group " + changed.name() + " is not " + known.name());
+    }
+    if (peerIds(changed).equals(peerIds(known))) {
+      return;
+    }
+    spec = changed;
+    RaftClient stale = current.get();
+    RaftPeerId at = stale.getLeaderId();
+    if (replace(stale, at != null && peerIds(changed).contains(at) ? at : null)) {
+      try (LogContext.Scope ignored = LogContext.enterGroup(changed.name())) {
+        LOG.info("group {} now has peers {} (was {})", changed.name(), peerIds(changed), peerIds(known));
+      }
+    }
+  }
+
+  private static Set<RaftPeerId> peerIds(GroupSpec spec) {
+    Set<RaftPeerId> ids = new java.util.HashSet<>();
+    spec.group().getPeers().forEach(p -> ids.add(p.getId()));
+    return ids;
   }
 
   /** The client to send the next call with. */
@@ -81,6 +115,10 @@ final class PeerMovingClient implements AutoCloseable {
    * calls on it.)
    */
   void followLeader(RaftPeerId leader) {
+    if (!peerIds(spec).contains(leader)) {
+      // A replica this gateway does not know yet (a move's target): the next placement it adopts names it.
+      return;
+    }
     RaftClient stale = current.get();
     RaftPeerId from = stale.getLeaderId();
     if (leader.equals(from) || !replace(stale, leader)) {
@@ -96,7 +134,7 @@ final class PeerMovingClient implements AutoCloseable {
    * returns false (and changes nothing) when {@code old} was already replaced.
    */
   private boolean replace(RaftClient old, RaftPeerId to) {
-    RaftClient replacement = factory.apply(to);
+    RaftClient replacement = factory.apply(spec, to);
     if (!current.compareAndSet(old, replacement)) {
       closeQuietly(replacement);
       return false;

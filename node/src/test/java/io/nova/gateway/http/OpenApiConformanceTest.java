@@ -14,6 +14,8 @@ import io.nova.client.TokenOperation;
 import io.nova.client.TokenScope;
 import io.nova.cluster.auth.AuthSettings;
 import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.config.PeerAddress;
+import io.nova.node.NovaServer;
 import io.nova.node.testing.LocalCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,6 +61,8 @@ class OpenApiConformanceTest {
   @TempDir
   static Path authDir;
   private LocalCluster cluster;
+  /** Nodes n4 and n5: running, outside the cluster's configuration, for the membership routes. */
+  private List<NovaServer> spares = List.of();
   private HttpCalls http;
   private JsonNode doc;
   /** A node requiring access tokens (metrics protected), for the documented 401 and 403 answers. */
@@ -75,6 +79,8 @@ class OpenApiConformanceTest {
     cluster = LocalCluster.start(dir, 3, 2);
     cluster.awaitReady(Duration.ofSeconds(60));
     http = new HttpCalls(cluster.httpUrl("n1"));
+    spares = List.of(NovaServer.start(cluster.spareConfig("n4"), NodeTuning.defaults()),
+        NovaServer.start(cluster.spareConfig("n5"), NodeTuning.defaults()));
     doc = MAPPER.readTree(OpenApiRoutes.load());
     authCluster = LocalCluster.start(authDir, 1, 1,
         c -> c.withAuth(AuthSettings.ON.withProtectMetrics(true)));
@@ -91,6 +97,7 @@ class OpenApiConformanceTest {
 
   @AfterAll
   void stopCluster() {
+    spares.forEach(NovaServer::close);
     cluster.close();
     if (authCluster != null) {
       authCluster.close();
@@ -229,9 +236,57 @@ class OpenApiConformanceTest {
     c.add(new Case("DELETE", "/v1/basins/{basin}", 204, () -> http.delete(b)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 404, () -> http.delete(b)));
     c.add(new Case("DELETE", "/v1/basins/{basin}", 400, () -> http.delete("/v1/basins/Bad_Name")));
+    c.addAll(membershipCases(tooLarge));
     c.addAll(authCases());
     c.add(new Case("GET", "/ready", 503, this::readyAfterLosingTheMajority));
     return c;
+  }
+
+  /**
+   * The membership routes, ordered so that each answer's precondition holds when it is called: draining n1
+   * is refused while no node is spare, then the spares n4 and n5 are registered up; n5 (hosting nothing) is
+   * drained and removed; moves are refused, and the last one, shard-0 from n1 to n4, is begun (it runs on
+   * while the remaining cases, which do not read this cluster's data, are called).
+   */
+  private List<Case> membershipCases(String tooLarge) {
+    String nodes = "/v1/cluster/nodes";
+    String node = nodes + "/{node_id}";
+    String drain = node + "/drain";
+    String moves = "/v1/cluster/moves";
+    List<Case> c = new ArrayList<>();
+    // The first placement is seeded a poll interval after the meta group elects: until then, 503.
+    c.add(new Case("POST", drain, 409, () -> Awaitility.await().atMost(Duration.ofSeconds(30))
+        .until(() -> http.post(nodes + "/n1/drain", ""), a -> a.status() != 503)));
+    c.add(new Case("POST", drain, 404, () -> http.post(nodes + "/n9/drain", "")));
+    c.add(new Case("POST", nodes, 400, () -> http.post(nodes, "{\"node_id\":\"n4\"}")));
+    c.add(new Case("POST", nodes, 413, () -> http.post(nodes, tooLarge)));
+    c.add(new Case("POST", nodes, 415, () -> http.post(nodes, registerBody(spares.get(0)), BROTLI)));
+    for (NovaServer spare : spares) {
+      c.add(new Case("POST", nodes, 201, () -> http.post(nodes, registerBody(spare))));
+    }
+    c.add(new Case("POST", nodes, 409, () -> http.post(nodes, registerBody(spares.get(1)))));
+    c.add(new Case("POST", drain, 200, () -> http.post(nodes + "/n5/drain", "")));
+    c.add(new Case("DELETE", node, 200, () -> http.delete(nodes + "/n5")));
+    c.add(new Case("DELETE", node, 404, () -> http.delete(nodes + "/n9")));
+    c.add(new Case("DELETE", node, 409, () -> http.delete(nodes + "/n1")));
+    c.add(new Case("POST", moves, 400, () -> http.post(moves, "{\"group\":\"shard-0\"}")));
+    c.add(new Case("POST", moves, 413, () -> http.post(moves, tooLarge)));
+    c.add(new Case("POST", moves, 415, () -> http.post(moves, moveBody("shard-0", "n1", "n4"), BROTLI)));
+    c.add(new Case("POST", moves, 404, () -> http.post(moves, moveBody("shard-9", "n1", "n4"))));
+    c.add(new Case("POST", moves, 409, () -> http.post(moves, moveBody("shard-0", "n1", "n2"))));
+    c.add(new Case("POST", moves, 202, () -> http.post(moves, moveBody("shard-0", "n1", "n4"))));
+    return c;
+  }
+
+  private static String registerBody(NovaServer spare) {
+    PeerAddress self = spare.node().config().nodes().stream()
+        .filter(a -> a.id().equals(spare.node().config().nodeId())).findFirst().orElseThrow();
+    return "{\"node_id\":\"" + self.id() + "\",\"raft_address\":\"" + self.raftAddress() + "\",\"api_address\":\""
+        + self.apiAddress() + "\",\"http_address\":\"" + self.httpAddress() + "\"}";
+  }
+
+  private static String moveBody(String group, String from, String to) {
+    return "{\"group\":\"" + group + "\",\"from\":\"" + from + "\",\"to\":\"" + to + "\"}";
   }
 
   /**
@@ -247,7 +302,7 @@ class OpenApiConformanceTest {
       }
       String method = op.getKey().toUpperCase();
       String template = path.getKey();
-      String concrete = template.replace("{basin}", "oa").replace("{stream}", "s1");
+      String concrete = template.replace("{basin}", "oa").replace("{stream}", "s1").replace("{node_id}", "n1");
       String body = switch (method + " " + template) {
         case "POST /v1/basins" -> "{\"basin\":\"oa\"}";
         case "POST /v1/basins/{basin}/streams" -> "{\"stream\":\"s1\"}";

@@ -146,7 +146,7 @@ class MembershipTest {
 
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-  private static HttpResponse<String> http(HttpRequest.Builder request) throws Exception {
+  static HttpResponse<String> http(HttpRequest.Builder request) throws Exception {
     return HTTP.send(request.header("Content-Type", "application/json").timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
   }

@@ -272,6 +272,32 @@ public final class LocalCluster implements AutoCloseable {
     return server;
   }
 
+  /**
+   * The configuration of a node outside this cluster's node list, for membership tests (ADR 0028): three
+   * free loopback ports, this cluster's nodes plus itself as peers, the same cluster name and election
+   * timeout, data in a folder named {@code nodeId} beside the others. Not started and not registered: a test
+   * registers it with add-node and starts it with {@link NovaServer#start}.
+   *
+   * <p>Its shard count is 1, whatever the cluster's: a node with no cached placement starts the groups its
+   * configuration's seed layout places on it, and with more shards that layout places a shard on a fourth
+   * node (shard i on nodes i..i+2 of the list), which it would then join uninvited. With one shard the seed
+   * places nothing beyond the first three nodes; the meta group's placement tells it the rest.
+   *
+   * @throws IllegalArgumentException when {@code nodeId} is one of this cluster's nodes
+   */
+  public NodeConfig spareConfig(String nodeId) throws IOException {
+    if (nodeIds().contains(nodeId)) {
+      throw new IllegalArgumentException(nodeId + " is one of this cluster's nodes");
+    }
+    NodeConfig first = configs.get(0);
+    List<Integer> ports = FreePorts.take(3);
+    List<PeerAddress> peers = new ArrayList<>(first.nodes());
+    peers.add(new PeerAddress(nodeId, "127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1),
+        "127.0.0.1:" + ports.get(2)));
+    return new NodeConfig(first.clusterName(), nodeId, first.dataDir().resolveSibling(nodeId), 1,
+        first.electionTimeoutMs(), peers);
+  }
+
   public NodeConfig config(String nodeId) {
     return configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst().orElseThrow();
   }

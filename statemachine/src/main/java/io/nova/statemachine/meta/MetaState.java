@@ -160,6 +160,8 @@ public final class MetaState {
         return beginReplicaMove(command.getBeginReplicaMove(), logIndex);
       case ADVANCE_REPLICA_MOVE:
         return advanceReplicaMove(command.getAdvanceReplicaMove(), logIndex);
+      case DRAIN_NODE:
+        return drainNode(command.getDrainNode().getNodeId(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -365,6 +367,59 @@ public final class MetaState {
    * groups) while any group places a replica on it (its last replica holder or not: drain it first).
    */
   private Applied removeNode(String nodeId, long logIndex) {
+    return onRegisteredNode(nodeId, NodeState.NODE_STATE_REMOVED, (index, stored) -> {
+      List<String> hosted = placement.getGroupsList().stream()
+          .filter(g -> g.getReplicasList().contains(nodeId) || g.getLearnersList().contains(nodeId))
+          .map(PlacedGroup::getName).toList();
+      if (!hosted.isEmpty()) {
+        List<String> only = placement.getGroupsList().stream()
+            .filter(g -> g.getReplicasCount() == 1 && g.getReplicas(0).equals(nodeId)).map(PlacedGroup::getName)
+            .toList();
+        return refused(Errors.membershipRefused(nodeId, hosted, "node " + nodeId + " still hosts a replica of "
+            + String.join(", ", hosted) + (only.isEmpty() ? "" : " (the only replica of "
+            + String.join(", ", only) + ")") + "; drain it first (nova cluster drain-node " + nodeId
+            + "); nothing was changed"));
+      }
+      return placementChanged(placement.toBuilder()
+          .setNodes(index, stored.toBuilder().setState(NodeState.NODE_STATE_REMOVED)), logIndex);
+    });
+  }
+
+  /**
+   * Marks UP node {@code nodeId} DRAINING; the placement's version becomes this entry's index, and the move
+   * driver then moves its replicas off. Draining a DRAINING node answers the placement unchanged. Refused,
+   * changing nothing: UNAVAILABLE before a placement is seeded; NOT_FOUND for an unknown id;
+   * FAILED_PRECONDITION (MembershipRefused) for a joining or removed node, and, naming the groups, when a group
+   * it hosts would have nowhere to move a replica: fewer UP nodes outside the group than replicas of it on nodes
+   * that are not UP once this one drains. Such a group would be left with fewer replicas on UP nodes than it
+   * has (below three for a three-replica group), which a drain must never cause.
+   */
+  private Applied drainNode(String nodeId, long logIndex) {
+    return onRegisteredNode(nodeId, NodeState.NODE_STATE_DRAINING, (index, stored) -> {
+      if (stored.getState() != NodeState.NODE_STATE_UP) {
+        return refused(Errors.membershipRefused(nodeId, List.of(), "node " + nodeId + " is "
+            + stateName(stored.getState()) + ", so there is nothing to drain (only an up node drains); nothing"
+            + " was changed"));
+      }
+      Placement drained = placement.toBuilder()
+          .setNodes(index, stored.toBuilder().setState(NodeState.NODE_STATE_DRAINING)).build();
+      List<String> stranded = PlacementRules.groupsWithoutDrainTarget(drained, nodeId);
+      if (!stranded.isEmpty()) {
+        return refused(Errors.membershipRefused(nodeId, stranded, "cannot drain node " + nodeId + ": "
+            + String.join(", ", stranded) + " would have no up node outside it to move its replica to, and so"
+            + " fewer replicas on up nodes; add a node first (nova cluster add-node); nothing was changed"));
+      }
+      return placementChanged(drained.toBuilder(), logIndex);
+    });
+  }
+
+  /**
+   * A verb on one registered node: UNAVAILABLE before a placement is seeded; NOT_FOUND for an unknown id; the
+   * placement unchanged (nothing written) when the node is in state {@code reached} already, which makes the
+   * verb safe to repeat; else {@code verb} of the node's registry index and entry.
+   */
+  private Applied onRegisteredNode(String nodeId, NodeState reached,
+      java.util.function.BiFunction<Integer, RegisteredNode, Applied> verb) {
     if (placement == null) {
       return refused(notSeeded());
     }
@@ -373,22 +428,10 @@ public final class MetaState {
       return refused(Errors.notFound("node", nodeId));
     }
     RegisteredNode stored = placement.getNodes(index.get());
-    if (stored.getState() == NodeState.NODE_STATE_REMOVED) {
+    if (stored.getState() == reached) {
       return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
     }
-    List<String> hosted = placement.getGroupsList().stream()
-        .filter(g -> g.getReplicasList().contains(nodeId) || g.getLearnersList().contains(nodeId))
-        .map(PlacedGroup::getName).toList();
-    if (!hosted.isEmpty()) {
-      List<String> only = placement.getGroupsList().stream()
-          .filter(g -> g.getReplicasCount() == 1 && g.getReplicas(0).equals(nodeId)).map(PlacedGroup::getName)
-          .toList();
-      return refused(Errors.membershipRefused(nodeId, hosted, "node " + nodeId + " still hosts a replica of "
-          + String.join(", ", hosted) + (only.isEmpty() ? "" : " (the only replica of " + String.join(", ", only)
-          + ")") + "; drain it first (nova cluster drain-node " + nodeId + "); nothing was changed"));
-    }
-    return placementChanged(placement.toBuilder()
-        .setNodes(index.get(), stored.toBuilder().setState(NodeState.NODE_STATE_REMOVED)), logIndex);
+    return verb.apply(index.get(), stored);
   }
 
   /**
@@ -533,6 +576,15 @@ public final class MetaState {
       case NODE_STATE_REMOVED -> "removed";
       default -> "";
     };
+  }
+
+  /**
+   * "planned", "learner_added", "promoted", "leader_moved", "old_removed" or "done": a move's step as the
+   * operator reads it (the enum's name without its prefix, in lower case); "" for an unset step.
+   */
+  public static String stepName(MoveStep step) {
+    return step == MoveStep.MOVE_STEP_UNSPECIFIED || step == MoveStep.UNRECOGNIZED ? ""
+        : step.name().substring("MOVE_STEP_".length()).toLowerCase(java.util.Locale.ROOT);
   }
 
   /** The node registry and group placement, when seeded. */

@@ -10,6 +10,11 @@ import java.util.Optional;
 
 /** Validates the names and stream configurations in a meta command; used before the log (startTransaction) and again at apply. */
 public final class MetaValidation {
+  /** The kinds a meta command may have, as an error names them. */
+  private static final String KINDS = "create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
+      + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
+      + " advance_replica_move, drain_node";
+
   private MetaValidation() {}
 
   /** The first invalid name (or a missing kind) in {@code command} as INVALID_ARGUMENT, or empty. */
@@ -51,6 +56,8 @@ public final class MetaValidation {
       case BEGIN_REPLICA_MOVE:
         return PlacementRules.nodeIdError(command.getBeginReplicaMove().getFromNode())
             .or(() -> PlacementRules.nodeIdError(command.getBeginReplicaMove().getToNode()));
+      case DRAIN_NODE:
+        return PlacementRules.nodeIdError(command.getDrainNode().getNodeId());
       case ADVANCE_REPLICA_MOVE: {
         var advance = command.getAdvanceReplicaMove();
         return advance.getFromStep().getNumber() >= io.nova.proto.internal.MoveStep.MOVE_STEP_PLANNED_VALUE
@@ -60,11 +67,8 @@ public final class MetaValidation {
                 "a move cannot advance from " + advance.getFromStep() + " to " + advance.getToStep()));
       }
       default:
-        return Optional.of(Errors.invalidArgument("kind", "one of create_basin, delete_basin, create_stream,"
-            + " configure_stream, delete_stream, issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move, advance_replica_move", "the meta command has"
-            + " no kind: set one of create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
-            + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
-            + " advance_replica_move"));
+        return Optional.of(Errors.invalidArgument("kind", "one of " + KINDS, "the meta command has no kind: set"
+            + " one of " + KINDS));
     }
   }
 }

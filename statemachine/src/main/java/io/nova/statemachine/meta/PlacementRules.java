@@ -133,6 +133,31 @@ public final class PlacementRules {
     return Optional.empty();
   }
 
+  /**
+   * The groups hosting {@code nodeId} (a replica or a move's target) that could not move all their replicas
+   * off nodes that are not UP: fewer UP nodes outside the group (neither a replica nor a learner of it) than
+   * the group's replicas and learners on nodes that are not UP. In {@code placement}'s group order; empty
+   * when every such group has somewhere to move each of them. Pure.
+   */
+  public static java.util.List<String> groupsWithoutDrainTarget(Placement placement, String nodeId) {
+    Map<String, NodeState> states = new HashMap<>();
+    placement.getNodesList().forEach(n -> states.put(n.getNodeId(), n.getState()));
+    java.util.List<String> stranded = new java.util.ArrayList<>();
+    for (PlacedGroup group : placement.getGroupsList()) {
+      java.util.List<String> hosts = concat(group.getReplicasList(), group.getLearnersList());
+      if (!hosts.contains(nodeId)) {
+        continue;
+      }
+      long leaving = hosts.stream().filter(h -> states.get(h) != NodeState.NODE_STATE_UP).count();
+      long free = placement.getNodesList().stream()
+          .filter(n -> n.getState() == NodeState.NODE_STATE_UP && !hosts.contains(n.getNodeId())).count();
+      if (free < leaving) {
+        stranded.add(group.getName());
+      }
+    }
+    return stranded;
+  }
+
   /** The most characters of a node id (a Ratis peer id and a folder name on the node). */
   public static final int NODE_ID_CHARS_MAX = 64;
 

@@ -1,0 +1,310 @@
+package io.nova.cluster.membership;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.nova.cluster.layout.GroupSpec;
+import io.nova.cluster.membership.MoveStepPlan.Decision;
+import io.nova.cluster.membership.MoveStepPlan.GroupView;
+import io.nova.cluster.placement.PlacementReconciler;
+import io.nova.cluster.placement.Placements;
+import io.nova.proto.internal.AdvanceReplicaMoveCommand;
+import io.nova.proto.internal.BeginReplicaMoveCommand;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.MoveStep;
+import io.nova.proto.internal.PlacedGroup;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.RegisteredNode;
+import io.nova.proto.internal.ReplicaMove;
+import io.nova.protocol.logging.LogContext;
+import io.nova.protocol.logging.NodeThreads;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the replica moves recorded in the meta group's placement (ADR 0028): the executor of
+ * {@link MoveStepPlan}. Only the node whose meta replica is the group's ready leader drives (as the leader
+ * balancer, ADR 0023), so at most one node acts at a time, up to a leader change; a second driver racing
+ * the first is harmless because every configuration change is a Ratis {@code COMPARE_AND_SET} over the
+ * configuration it was decided from, and every step is recorded by a compare-and-set meta entry
+ * ({@code AdvanceReplicaMove}).
+ *
+ * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
+ * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once). Then, for each move in the placement (read from
+ * this node's meta replica, which leads, so holds every committed entry): reads the group's configuration
+ * from its leader ({@link GroupViews}), asks
+ * {@link MoveStepPlan} what to do, and does exactly one action: a meta entry recording the next step, one
+ * configuration change, one leadership transfer, or nothing. A failed action is logged and decided afresh
+ * by the next pass from the configuration it then reads, so a crash or a lost reply at any point is
+ * resumed without skipping or repeating a transition.
+ *
+ * <p>Bounds: one pass at a time, on one thread; each remote call is bounded by the clients
+ * {@code clients} builds (request timeout and retries) and a leadership transfer by
+ * {@link #TRANSFER_TIMEOUT_MS}; a pass makes at most one action per move and the placement holds at most
+ * one move per group. Thread-safe.
+ */
+public final class MoveDriver implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MoveDriver.class);
+
+  /** How long a leadership transfer may take, in milliseconds (below the clients' request timeout). */
+  static final long TRANSFER_TIMEOUT_MS = 2_500;
+  /** How long {@link #close()} waits for a running pass, in milliseconds. */
+  static final long CLOSE_WAIT_MS = 5_000;
+
+  private final String nodeId;
+  private final PlacementReconciler.Source meta;
+  private final Supplier<RaftGroup> metaGroup;
+  private final Function<RaftGroup, RaftClient> clients;
+  private final MoveStepPlan plan;
+  private final ScheduledExecutorService timer;
+
+  private MoveDriver(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, ScheduledExecutorService timer) {
+    this.nodeId = nodeId;
+    this.meta = meta;
+    this.metaGroup = metaGroup;
+    this.clients = clients;
+    this.plan = plan;
+    this.timer = timer;
+  }
+
+  /**
+   * A driver whose passes run only when {@link #runPass()} is called (tests).
+   *
+   * @param meta reads the placement and tells whether this node leads the meta group
+   * @param metaGroup the meta group as this node knows it now (where move records are sent)
+   * @param clients builds a bounded client of a group (closed after each call)
+   */
+  public static MoveDriver manual(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan) {
+    return new MoveDriver(nodeId, meta, metaGroup, clients, plan, null);
+  }
+
+  /**
+   * Starts periodic passes, the first after {@code intervalMs}.
+   *
+   * @param intervalMs the pause between the end of one pass and the start of the next, in milliseconds, > 0
+   * @throws IllegalArgumentException when {@code intervalMs <= 0}
+   */
+  public static MoveDriver start(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, long intervalMs) {
+    if (intervalMs <= 0) {
+      throw new IllegalArgumentException("intervalMs must be > 0, was " + intervalMs);
+    }
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+        NodeThreads.forNode(nodeId, "nova-move-driver"));
+    MoveDriver driver = new MoveDriver(nodeId, meta, metaGroup, clients, plan, timer);
+    timer.scheduleWithFixedDelay(driver::passQuietly, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    return driver;
+  }
+
+  private void passQuietly() {
+    try (LogContext.Scope ignored = LogContext.enter(nodeId, null)) {
+      runPass();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("node {}: a replica move pass failed; the next one tries again: {}", nodeId, e.toString());
+    }
+  }
+
+  /**
+   * Runs one pass now when this node leads the meta group (see the class comment).
+   *
+   * @return the decision taken per move, in the placement's order; empty when this node does not lead the
+   *     meta group or no move runs. A move whose group gave no view (no leader, a joint configuration,
+   *     unreachable replicas) is answered with a {@link Decision.Wait}.
+   * @throws IOException when the placement could not be read
+   */
+  public synchronized List<Decision> runPass() throws IOException {
+    if (!meta.leadsMeta()) {
+      return List.of();
+    }
+    Optional<Placement> read = meta.read();
+    if (read.isEmpty()) {
+      return List.of();
+    }
+    Placement placement = read.get();
+    beginDrainMoves(placement);
+    List<Decision> taken = new ArrayList<>();
+    for (ReplicaMove move : placement.getMovesList()) {
+      try (LogContext.Scope ignored = LogContext.enterGroup(move.getGroup())) {
+        taken.add(drive(placement, move));
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("node {}: moving {}'s replica from {} to {} (step {}) failed; the next pass decides again: {}",
+            nodeId, move.getGroup(), move.getFromNode(), move.getToNode(), move.getStep(), e.toString());
+        taken.add(new Decision.Wait("failed: " + e));
+      }
+    }
+    return taken;
+  }
+
+  /** Decides and takes one action for {@code move}. */
+  private Decision drive(Placement placement, ReplicaMove move) throws IOException {
+    Map<String, RegisteredNode> byId = new HashMap<>();
+    placement.getNodesList().forEach(n -> byId.put(n.getNodeId(), n));
+    PlacedGroup placed = placement.getGroupsList().stream().filter(g -> g.getName().equals(move.getGroup()))
+        .findFirst().orElseThrow(() -> new IllegalStateException("a move of unknown group " + move.getGroup()));
+    GroupSpec spec = Placements.withLearners(placed, byId);
+    Optional<GroupView> view = readView(spec.group(), move.getToNode());
+    if (view.isEmpty()) {
+      return new Decision.Wait("no replica of " + move.getGroup() + " answered as its leader outside a joint "
+          + "configuration");
+    }
+    Decision decision = plan.next(move, view.get());
+    if (decision instanceof Decision.Record record) {
+      advance(move, record.to());
+    } else if (decision instanceof Decision.SetConfiguration change) {
+      setConfiguration(spec.group(), view.get(), change, byId, move);
+    } else if (decision instanceof Decision.TransferLeadership transfer) {
+      transferLeadership(spec.group(), transfer.to(), move);
+    } else if (decision instanceof Decision.Wait wait) {
+      LOG.debug("node {}: moving {}'s replica to {} waits: {}", nodeId, move.getGroup(), move.getToNode(),
+          wait.why());
+    } else {
+      throw new IllegalStateException("unknown decision " + decision);
+    }
+    return decision;
+  }
+
+  /** The group's view from the replica that answers as its leader; empty when none does. */
+  private Optional<GroupView> readView(RaftGroup group, String targetNodeId) {
+    for (RaftPeer peer : group.getPeers()) {
+      try (RaftClient client = clients.apply(RaftGroup.valueOf(group.getGroupId(), peer))) {
+        Optional<GroupView> view = GroupViews.fromLeader(
+            client.getGroupManagementApi(peer.getId()).info(group.getGroupId()), targetNodeId);
+        if (view.isPresent()) {
+          return view;
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("node {}: {} did not report group {}: {}", nodeId, peer.getId(), group.getGroupId(), e.toString());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Begins the moves {@link DrainPlan} decides for the draining nodes; they are driven from the next pass
+   * on. A refused begin (the placement changed since it was read) is logged and decided again next pass.
+   */
+  private void beginDrainMoves(Placement placement) {
+    for (BeginReplicaMoveCommand begin : DrainPlan.next(placement, DrainPlan.MOVES_CONCURRENT_MAX)) {
+      try (LogContext.Scope ignored = LogContext.enterGroup(begin.getGroup())) {
+        writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(begin).build(), "beginning a drain move");
+        LOG.info("node {}: draining {}: moving {}'s replica to {}", nodeId, begin.getFromNode(), begin.getGroup(),
+            begin.getToNode());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("node {}: draining {}: could not begin moving {}'s replica to {}; the next pass decides again: {}",
+            nodeId, begin.getFromNode(), begin.getGroup(), begin.getToNode(), e.toString());
+      }
+    }
+  }
+
+  private void advance(ReplicaMove move, MoveStep to) throws IOException {
+    writeMeta(MetaCommand.newBuilder().setAdvanceReplicaMove(AdvanceReplicaMoveCommand.newBuilder()
+        .setGroup(move.getGroup()).setFromStep(move.getStep()).setToStep(to)).build(), "advancing the move to " + to);
+    LOG.info("node {}: moving {}'s replica from {} to {}: {} -> {}", nodeId, move.getGroup(), move.getFromNode(),
+        move.getToNode(), move.getStep(), to);
+  }
+
+  private void setConfiguration(RaftGroup group, GroupView view, Decision.SetConfiguration change,
+      Map<String, RegisteredNode> byId, ReplicaMove move) throws IOException {
+    SetConfigurationRequest.Arguments arguments = SetConfigurationRequest.Arguments.newBuilder()
+        .setServersInNewConf(peers(change.voters(), byId, RaftPeerRole.FOLLOWER))
+        .setListenersInNewConf(peers(change.listeners(), byId, RaftPeerRole.LISTENER))
+        .setServersInCurrentConf(peers(view.voters().stream().sorted().toList(), byId, RaftPeerRole.FOLLOWER))
+        .setListenersInCurrentConf(peers(view.listeners().stream().sorted().toList(), byId, RaftPeerRole.LISTENER))
+        .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+        .build();
+    LOG.info("node {}: moving {}'s replica from {} to {} (step {}): configuration voters {} listeners {} -> "
+        + "voters {} listeners {}", nodeId, move.getGroup(), move.getFromNode(), move.getToNode(), move.getStep(),
+        view.voters(), view.listeners(), change.voters(), change.listeners());
+    try (RaftClient client = clients.apply(group)) {
+      RaftClientReply reply = client.admin().setConfiguration(arguments);
+      if (!reply.isSuccess()) {
+        throw new IOException("the configuration change was refused", reply.getException());
+      }
+    }
+  }
+
+  private void transferLeadership(RaftGroup group, String to, ReplicaMove move) throws IOException {
+    LOG.info("node {}: moving {}'s replica from {} to {}: transferring leadership to {}", nodeId,
+        move.getGroup(), move.getFromNode(), move.getToNode(), to);
+    try (RaftClient client = clients.apply(group)) {
+      RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(to), TRANSFER_TIMEOUT_MS);
+      if (!reply.isSuccess()) {
+        throw new IOException("the leadership transfer to " + to + " was refused", reply.getException());
+      }
+    }
+  }
+
+  /** The peers of {@code ids} at their registered Raft addresses, with {@code role} as startup role. */
+  private static List<RaftPeer> peers(List<String> ids, Map<String, RegisteredNode> byId, RaftPeerRole role) {
+    List<RaftPeer> out = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      RegisteredNode node = byId.get(id);
+      if (node == null) {
+        throw new IllegalStateException("group member " + id + " is not a registered node");
+      }
+      out.add(RaftPeer.newBuilder().setId(RaftPeerId.valueOf(id)).setAddress(node.getRaftAddress())
+          .setStartupRole(role).build());
+    }
+    return out;
+  }
+
+  /** Sends {@code command} to the meta group; an answer without the placement (a refusal) is an IOException. */
+  private void writeMeta(MetaCommand command, String what) throws IOException {
+    try (RaftClient client = clients.apply(metaGroup.get())) {
+      RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(command.toByteArray())));
+      MetaResult result = parse(reply);
+      if (!result.hasPlacement()) {
+        throw new IOException("the meta group refused " + what + ": " + result.getError().getMessage());
+      }
+    }
+  }
+
+  private static MetaResult parse(RaftClientReply reply) throws IOException {
+    if (!reply.isSuccess()) {
+      throw reply.getException() != null ? reply.getException()
+          : new IOException("unsuccessful reply from the meta group without an exception");
+    }
+    try {
+      return MetaResult.parseFrom(reply.getMessage().getContent().toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IOException("undecodable reply from the meta group", e);
+    }
+  }
+
+  /** Stops the passes; waits up to {@value #CLOSE_WAIT_MS} ms for a running one to end. */
+  @Override
+  public void close() {
+    if (timer == null) {
+      return;
+    }
+    timer.shutdownNow();
+    try {
+      if (!timer.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
+        LOG.warn("node {}: a replica move pass did not end within {} ms of close", nodeId, CLOSE_WAIT_MS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

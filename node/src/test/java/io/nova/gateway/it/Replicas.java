@@ -1,0 +1,224 @@
+package io.nova.gateway.it;
+
+import static io.nova.gateway.it.Records.batch;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nova.client.AppendAck;
+import io.nova.client.NovaClient;
+import io.nova.client.SequencedRecord;
+import io.nova.client.StreamAddress;
+import io.nova.cluster.config.NodeConfig;
+import io.nova.cluster.config.NodeTuning;
+import io.nova.cluster.config.PeerAddress;
+import io.nova.cluster.node.NovaNode;
+import io.nova.cluster.raft.RaftTuning;
+import io.nova.node.NovaServer;
+import io.nova.node.testing.LocalCluster;
+import io.nova.proto.internal.MetaCommand;
+import io.nova.proto.internal.MetaQuery;
+import io.nova.proto.internal.MetaQueryResult;
+import io.nova.proto.internal.MetaResult;
+import io.nova.proto.internal.PlacedGroup;
+import io.nova.proto.internal.Placement;
+import io.nova.proto.internal.ReadQuery;
+import io.nova.proto.internal.ShardQuery;
+import io.nova.proto.internal.ShardQueryResult;
+import io.nova.proto.v1.GetStreamRequest;
+import io.nova.proto.v1.ReadLimit;
+import io.nova.proto.v1.ReadStart;
+import io.nova.statemachine.ShardStateMachine;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.awaitility.Awaitility;
+
+/**
+ * What the replica move and drain tests share (ADR 0028): a fourth node started beside a {@link LocalCluster}
+ * and registered through the SDK, a bounded writer that records every acknowledged record, the meta group's
+ * placement read and written directly, and the check that every acknowledged record is at its seq_num in a
+ * replica's own applied state (read from that replica's state machine, not through a leader).
+ */
+final class Replicas {
+
+  /** The writer's bound: it stops after this many batches even if what it waits for never happens. */
+  static final int BATCHES_MAX = 3_000;
+  /** The most records read from a replica's own state in one query. */
+  static final int LOCAL_READ_COUNT_MAX = 500;
+
+  /** Placement read every 200 ms, so each move step is seen within a fifth of a second. */
+  static final NodeTuning TUNING = NodeTuning.builder().placementPollIntervalMs(200).build();
+  /** How long a cluster may take to become ready and seed its placement. */
+  static final Duration READY = Duration.ofSeconds(60);
+
+  private Replicas() {}
+
+  /** {@code nodes} nodes with {@link #TUNING}, ready, the meta group's placement seeded. */
+  static LocalCluster seededCluster(Path dir, int nodes, int shards) throws Exception {
+    LocalCluster cluster = LocalCluster.start(dir, nodes, shards, TUNING, Clock.systemUTC());
+    try {
+      cluster.awaitReady(READY);
+      Awaitility.await().atMost(READY).until(() -> placement(cluster).isPresent());
+      return cluster;
+    } catch (RuntimeException | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /** A client whose calls outlast a moving group's leader change: 20 s a request, 30 s of retries. */
+  static NovaClient client(LocalCluster cluster) {
+    return NovaClient.builder().endpoints(cluster.endpoints()).requestTimeout(Duration.ofSeconds(20))
+        .retryBudget(Duration.ofSeconds(30)).build();
+  }
+
+  /** This node's own address in {@code config}. */
+  static PeerAddress self(NodeConfig config) {
+    return config.nodes().stream().filter(p -> p.id().equals(config.nodeId())).findFirst().orElseThrow();
+  }
+
+  /** Registers {@code config}'s node (joining), starts it and registers it again, which makes it up. */
+  static NovaServer addAndStart(NovaClient client, NodeConfig config, NodeTuning tuning) throws Exception {
+    PeerAddress address = self(config);
+    client.addNode(address.id(), address.raftAddress(), address.apiAddress(), address.httpAddress());
+    NovaServer server = NovaServer.start(config, tuning);
+    assertThat(client.addNode(address.id(), address.raftAddress(), address.apiAddress(), address.httpAddress())
+        .memberState()).isEqualTo("up");
+    return server;
+  }
+
+  /**
+   * Appends batches of 2 to {@code streams} in turn until {@code stop} (or {@link #BATCHES_MAX}); records each
+   * acknowledged body by stream and seq_num, and counts failed appends.
+   */
+  static void write(NovaClient client, List<StreamAddress> streams, Map<StreamAddress, Map<Long, String>> acked,
+      AtomicBoolean stop, AtomicInteger failures) {
+    for (int b = 0; b < BATCHES_MAX && !stop.get(); b++) {
+      StreamAddress stream = streams.get(b % streams.size());
+      try {
+        AppendAck ack = client.append(stream, batch("b" + b, 2));
+        for (int i = 0; i < 2; i++) {
+          acked.get(stream).put(ack.start().seqNum() + i, "b" + b + "-" + i);
+        }
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        failures.incrementAndGet();
+      }
+    }
+  }
+
+  /**
+   * Through the SDK: the stream holds {@code tail} records, dense from 0, each acknowledged one at its seq_num.
+   *
+   * @return the records read, in order
+   */
+  static List<SequencedRecord> checkThroughSdk(NovaClient client, StreamAddress stream, Map<Long, String> acked) {
+    long tail = client.checkTail(stream).seqNum();
+    List<SequencedRecord> read = Records.readAll(client, stream);
+    assertThat(read).hasSize((int) tail);
+    for (int i = 0; i < read.size(); i++) {
+      assertThat(read.get(i).seqNum()).as("dense").isEqualTo(i);
+    }
+    acked.forEach((seq, body) -> assertThat(read.get(seq.intValue()).bodyUtf8()).isEqualTo(body));
+    return read;
+  }
+
+  /**
+   * The replica of {@code group} on {@code node}, read from its own applied state once it applied up to
+   * {@code read}'s end: the same records, dense, as {@code read}.
+   */
+  static void checkLocalReplica(NovaNode node, RaftGroupId group, long streamId, List<SequencedRecord> read,
+      Duration settle) throws Exception {
+    ShardStateMachine local = (ShardStateMachine) node.raftServer().getDivision(group).getStateMachine();
+    long tail = read.size();
+    Awaitility.await().atMost(settle).until(() -> tail == 0 || localRead(local, streamId, tail - 1, 1).size() == 1);
+    List<io.nova.proto.v1.SequencedRecord> onReplica = new ArrayList<>();
+    for (int round = 0; round < 10_000 && onReplica.size() < tail; round++) {
+      onReplica.addAll(localRead(local, streamId, onReplica.size(), LOCAL_READ_COUNT_MAX));
+    }
+    assertThat(onReplica).as("replica on %s", node.config().nodeId()).hasSize((int) tail);
+    for (int i = 0; i < onReplica.size(); i++) {
+      assertThat(onReplica.get(i).getSeqNum()).as("dense on %s", node.config().nodeId()).isEqualTo(i);
+      assertThat(onReplica.get(i).getBody().toStringUtf8()).isEqualTo(read.get(i).bodyUtf8());
+    }
+  }
+
+  /** Whether {@code node}'s Raft server still runs a replica of {@code group}. */
+  static boolean runs(NovaNode node, RaftGroupId group) throws Exception {
+    for (RaftGroupId id : node.raftServer().getGroupIds()) {
+      if (id.equals(group)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static PlacedGroup group(Placement p, String name) {
+    return p.getGroupsList().stream().filter(g -> g.getName().equals(name)).findFirst().orElseThrow();
+  }
+
+  /** The meta group's placement, read linearizably; empty before it is seeded. */
+  static Optional<Placement> placement(LocalCluster cluster) throws Exception {
+    MetaQueryResult result = MetaQueryResult.parseFrom(readMeta(cluster,
+        MetaQuery.newBuilder().setGetPlacement(io.nova.proto.internal.Done.getDefaultInstance()).build()));
+    return result.hasPlacement() ? Optional.of(result.getPlacement()) : Optional.empty();
+  }
+
+  /** The stream's id and shard as the meta group holds them. */
+  static io.nova.proto.v1.StreamInfo streamInfo(LocalCluster cluster, StreamAddress stream) throws Exception {
+    MetaQueryResult result = MetaQueryResult.parseFrom(readMeta(cluster, MetaQuery.newBuilder()
+        .setGetStream(GetStreamRequest.newBuilder().setBasin(stream.basin()).setStream(stream.stream())).build()));
+    return result.getStream();
+  }
+
+  /** Writes {@code command} to the meta group and asserts it was applied (answered with the placement). */
+  static void sendMeta(LocalCluster cluster, MetaCommand command) throws Exception {
+    try (RaftClient raft = metaClient(cluster)) {
+      RaftClientReply reply = raft.io().send(Message.valueOf(ByteString.copyFrom(command.toByteArray())));
+      assertThat(reply.isSuccess()).isTrue();
+      MetaResult result = MetaResult.parseFrom(reply.getMessage().getContent().toByteArray());
+      assertThat(result.hasPlacement()).as(result.toString()).isTrue();
+    }
+  }
+
+  private static RaftClient metaClient(LocalCluster cluster) {
+    String running = cluster.nodeIds().stream().filter(cluster::isRunning).findFirst().orElseThrow();
+    RaftGroup meta = cluster.server(running).node().layout().meta().group();
+    return RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(meta)
+        .setProperties(RaftTuning.clientProperties()).setRetryPolicy(RaftTuning.readRetryPolicy()).build();
+  }
+
+  private static byte[] readMeta(LocalCluster cluster, MetaQuery query) throws Exception {
+    try (RaftClient raft = metaClient(cluster)) {
+      RaftClientReply reply = raft.io().sendReadOnly(Message.valueOf(ByteString.copyFrom(query.toByteArray())));
+      assertThat(reply.isSuccess()).isTrue();
+      return reply.getMessage().getContent().toByteArray();
+    }
+  }
+
+  /** Up to {@code count} records from {@code start}, read from this replica's own applied state. */
+  private static List<io.nova.proto.v1.SequencedRecord> localRead(ShardStateMachine shard, long streamId, long start,
+      long count) throws Exception {
+    ShardQuery query = ShardQuery.newBuilder().setRead(ReadQuery.newBuilder().setStreamId(streamId)
+        .setStart(ReadStart.newBuilder().setSeqNum(start)).setLimit(ReadLimit.newBuilder().setCount(count))).build();
+    Message answer = shard.query(Message.valueOf(ByteString.copyFrom(query.toByteArray()))).get(10, TimeUnit.SECONDS);
+    ShardQueryResult result = ShardQueryResult.parseFrom(answer.getContent().toByteArray());
+    return result.hasRead() ? result.getRead().getRecordsList() : List.of();
+  }
+}
