@@ -50,8 +50,13 @@ public final class RaftTuning {
    */
   public static final TimeDuration WRITE_ATTEMPT_TIMEOUT = TimeDuration.valueOf(500, TimeUnit.MILLISECONDS);
 
-  /** The largest log segment file (at the default snapshot interval and above). */
-  public static final long SEGMENT_BYTES_MAX = 32L << 20;
+  /**
+   * The largest log segment file (at the default snapshot interval and above). Ratis purges only whole
+   * closed segments and never the open one, so this bounds what a group's log keeps of trimmed records
+   * after its reclaim snapshot: 8 MiB rather than 32 (a fresh-user check kept 24 MiB of a trimmed stream
+   * in one open segment). A segment roll is a file close and create, every 8 full 1 MiB entries at most.
+   */
+  public static final long SEGMENT_BYTES_MAX = 8L << 20;
   /** The smallest log segment file (at tiny snapshot intervals, in tests and chaos runs). */
   public static final long SEGMENT_BYTES_MIN = 16L << 10;
   /** Bytes per entry assumed when sizing segments to the snapshot interval. */
@@ -62,7 +67,8 @@ public final class RaftTuning {
   /**
    * The log segment size for a snapshot interval: Ratis purges only whole closed segments, so a segment
    * holds about one interval of small entries, between {@link #SEGMENT_BYTES_MIN} and
-   * {@link #SEGMENT_BYTES_MAX} (32 MiB at the default of 100 000). Larger entries roll segments sooner.
+   * {@link #SEGMENT_BYTES_MAX} (8 MiB from 25 000 entries, so at the default of 100 000). Larger entries roll
+   * segments sooner.
    */
   public static SizeInBytes segmentBytes(long snapshotEveryEntries) {
     long bytes = Math.max(SEGMENT_BYTES_MIN, Math.min(SEGMENT_BYTES_MAX,

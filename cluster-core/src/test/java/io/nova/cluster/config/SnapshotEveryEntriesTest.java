@@ -46,7 +46,7 @@ class SnapshotEveryEntriesTest {
     assertThat(RaftServerConfigKeys.Log.segmentSizeMax(p).getSize()).isEqualTo(200 * 336);
 
     // Segments hold about one interval, so purges can reclaim them: 32 MiB at the default, 16 KiB at least.
-    assertThat(RaftTuning.segmentBytes(100_000).getSize()).isEqualTo(32L << 20);
+    assertThat(RaftTuning.segmentBytes(100_000).getSize()).isEqualTo(8L << 20);
     assertThat(RaftTuning.segmentBytes(10).getSize()).isEqualTo(16L << 10);
   }
 
