@@ -323,6 +323,9 @@ public final class ShardStateMachine extends ReplayingStateMachine<ShardCommand>
   @Override
   protected void forgetReclaimedTrims(long throughIndex) {
     store.forgetUnreclaimedTrims(throughIndex);
+    // Made durable now (the store writes no WAL): else a crash brings them back and every replica it
+    // trimmed reclaims again at its next start. The snapshot just flushed, so this flush is small.
+    store.flush();
   }
 
   /**

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * period ({@link #QUIET_AFTER_TRIMS_DEFAULT}), so the last trims of a burst (a retention pass, one
  * {@code trim}) are reclaimed too, however few bytes they dropped. Trims survive a crash: the store records
  * each one until it is reclaimed ({@link TrimmedSpace}), and a replica whose store opens with some left
- * reclaims them at once ({@link #onStoreOpened}).
+ * reclaims them shortly after ({@link #onStoreOpened}).
  *
  * <p>The job runs on a single thread per process (compactions and checkpoints compete for the same disk,
  * so one job at a time bounds what reclaiming takes from applies): it compacts the key ranges of the trims
@@ -44,6 +44,11 @@ public final class SpaceReclaimer {
    * watching the disk sees it drop.
    */
   public static final Duration QUIET_AFTER_TRIMS_DEFAULT = Duration.ofSeconds(10);
+  /**
+   * How long after its store opened with recorded trims a replica reclaims them: its Raft server is still
+   * starting when the store opens, and a snapshot request then fails.
+   */
+  static final Duration RECLAIM_AFTER_OPEN_DELAY = Duration.ofSeconds(5);
   /** The first delay before a failed job is tried again; it doubles with each failure, up to the max. */
   static final Duration RETRY_DELAY_MIN = Duration.ofSeconds(5);
   static final Duration RETRY_DELAY_MAX = Duration.ofMinutes(5);
@@ -146,11 +151,12 @@ public final class SpaceReclaimer {
 
   /**
    * The store was opened (start, snapshot install) holding trims whose space was never reclaimed
-   * ({@code unreclaimed}): a crash during a job, or before one ran. Schedules a job for them.
+   * ({@code unreclaimed}): a crash during a job, or before one ran. Schedules a job for them, once the
+   * replica's server has had {@link #RECLAIM_AFTER_OPEN_DELAY} to start.
    */
-  public void onStoreOpened(boolean unreclaimed) {
-    if (unreclaimed) {
-      reclaimTrims();
+  public synchronized void onStoreOpened(boolean unreclaimed) {
+    if (unreclaimed && !closed) {
+      RECLAIM_THREAD.schedule(this::reclaimTrims, RECLAIM_AFTER_OPEN_DELAY.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 
