@@ -184,7 +184,9 @@ public final class NovaNode implements AutoCloseable {
   private static NovaNode startInScope(NodeConfig config, NodeTuning tuning, Clock clock,
       ExecutorService waiterAnswers, NodeTls tls) throws IOException {
     Path dataDir = config.dataDir().toAbsolutePath();
-    ClusterLayout layout = startLayout(config, new PlacementCache(dataDir));
+    PlacementCache cache = new PlacementCache(dataDir);
+    learnPlacementIfNew(config, tls, cache, dataDir.resolve("raft"));
+    ClusterLayout layout = startLayout(config, cache);
     Path raftDir = Files.createDirectories(dataDir.resolve("raft"));
     Files.createDirectories(storeRoot(config));
     DiskWatcher disk = DiskWatcher.start(config.nodeId(), dataDir.toString(), FreeSpaceSource.of(dataDir), tuning);
@@ -240,6 +242,38 @@ public final class NovaNode implements AutoCloseable {
     LOG.info("node {} started: raft {}, {} groups", config.nodeId(), config.self().raftAddress(),
         layout.groupsOn(config.nodeId()).size());
     return node;
+  }
+
+  /**
+   * A node with no group folders and no cached placement (a new node, or a wiped one) asks the meta
+   * group's other replicas for the cluster's placement and caches it, so that it opens the groups the
+   * placement puts on it, not those its configuration's layout would: a new fourth node would otherwise
+   * join a group as if it had lost its copy and remove a real member from it (ADR 0028). None answering
+   * (a new cluster: nothing is seeded yet, or its nodes are still starting) leaves the configuration's
+   * layout, as before. Each replica is asked once, bounded by {@link #PROBE_TIMEOUT}, without retries.
+   */
+  private static void learnPlacementIfNew(NodeConfig config, NodeTls tls, PlacementCache cache, Path raftDir)
+      throws IOException {
+    if (cache.read().isPresent() || hasGroupFolders(raftDir)) {
+      return;
+    }
+    Optional<Placement> known = MetaPlacementSource.readFromReplicas(new ClusterLayout(config).meta().group(),
+        RaftPeerId.valueOf(config.nodeId()), group -> client(tls, group, RetryPolicies.noRetry()));
+    if (known.isPresent()) {
+      Files.createDirectories(raftDir.getParent());
+      cache.write(known.get());
+      LOG.info("node {} has no data yet: it starts on the cluster's placement version {} read from the meta "
+          + "group, not on its configuration's layout", config.nodeId(), known.get().getVersion());
+    }
+  }
+
+  private static boolean hasGroupFolders(Path raftDir) throws IOException {
+    if (!Files.isDirectory(raftDir)) {
+      return false;
+    }
+    try (var entries = Files.list(raftDir)) {
+      return entries.anyMatch(Files::isDirectory);
+    }
   }
 
   /**
@@ -545,13 +579,16 @@ public final class NovaNode implements AutoCloseable {
   }
 
   private RaftClient client(RaftGroup group) {
+    return client(tls, group, RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
+        TimeDuration.valueOf(300, java.util.concurrent.TimeUnit.MILLISECONDS)));
+  }
+
+  /** A client of {@code group} whose every attempt is bounded by {@link #PROBE_TIMEOUT}. */
+  private static RaftClient client(NodeTls tls, RaftGroup group, org.apache.ratis.retry.RetryPolicy retries) {
     var properties = RaftTuning.clientProperties();
     org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(properties, PROBE_TIMEOUT);
     return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setParameters(RaftTls.clientParameters(tls.raft()))
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
-            TimeDuration.valueOf(300, java.util.concurrent.TimeUnit.MILLISECONDS)))
-        .build();
+        .setParameters(RaftTls.clientParameters(tls.raft())).setRetryPolicy(retries).build();
   }
 
   /** This node's TLS endpoints (the Raft port's and the api ports'); off when the configuration has none. */

@@ -19,6 +19,8 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
@@ -65,6 +67,37 @@ public final class MetaPlacementSource implements PlacementReconciler.Source {
       }
       throw new IOException("the meta group refused the placement query: " + result.getError().getMessage());
     }
+  }
+
+  /**
+   * The placement as one of the meta group's other replicas last applied it (a stale read of that
+   * replica's own state: no leader is needed, and any seeded placement is nearer the truth than a
+   * configuration's layout), asking them in turn; empty when none holds one or none answers. For a node
+   * about to open its groups for the first time: it must not open those its configuration's layout places
+   * on it when the cluster's placement says otherwise (ADR 0028).
+   *
+   * @param meta the meta group as the configuration's layout places it
+   * @param self this node, not asked
+   * @param clients builds a client of a group with the given single peer; each is closed after its call
+   */
+  public static Optional<Placement> readFromReplicas(RaftGroup meta, RaftPeerId self,
+      Function<RaftGroup, RaftClient> clients) {
+    MetaQuery query = MetaQuery.newBuilder().setGetPlacement(Done.getDefaultInstance()).build();
+    for (RaftPeer peer : meta.getPeers()) {
+      if (peer.getId().equals(self)) {
+        continue;
+      }
+      try (RaftClient client = clients.apply(RaftGroup.valueOf(meta.getGroupId(), peer))) {
+        MetaQueryResult result = parse(client.io().sendStaleRead(message(query), 0, peer.getId()),
+            MetaQueryResult.parser());
+        if (result.hasPlacement()) {
+          return Optional.of(result.getPlacement());
+        }
+      } catch (IOException | RuntimeException e) {
+        // Not running yet, no meta replica, or unreachable: ask the next one.
+      }
+    }
+    return Optional.empty();
   }
 
   @Override
