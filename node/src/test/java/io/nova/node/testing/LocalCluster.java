@@ -361,6 +361,20 @@ public final class LocalCluster implements AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The highest Raft term each group's running replicas know, by group name: a test compares two of these
+   * maps to tell whether any election or leadership transfer happened between them.
+   */
+  public synchronized Map<String, Long> terms() {
+    Map<String, Long> terms = new HashMap<>();
+    for (NovaServer server : running.values()) {
+      for (GroupSpec spec : server.node().layout().allGroups()) {
+        server.node().division(spec).ifPresent(d -> terms.merge(spec.name(), d.getInfo().getCurrentTerm(), Math::max));
+      }
+    }
+    return terms;
+  }
+
   /** Waits until {@code groupName} has a leader among the running nodes and returns it. */
   public String awaitLeader(String groupName, Duration timeout) {
     return Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(50))
