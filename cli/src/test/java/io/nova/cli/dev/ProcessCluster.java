@@ -45,6 +45,31 @@ final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts a node process that is not in the cluster's configuration yet: its own configuration lists the
+   * cluster's nodes and itself, with the cluster's shard count, and it is not yet registered (call the
+   * add-node verb). Restart it with {@link #start}.
+   *
+   * @return its address
+   * @throws IllegalArgumentException when {@code nodeId} is already one of this cluster's nodes
+   */
+  PeerAddress startSpare(String nodeId) throws IOException {
+    if (nodeIds().contains(nodeId)) {
+      throw new IllegalArgumentException(nodeId + " is one of this cluster's nodes");
+    }
+    List<Integer> ports = FreePorts.take(3);
+    PeerAddress spare = new PeerAddress(nodeId, "127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1),
+        "127.0.0.1:" + ports.get(2));
+    NodeConfig first = configs.get(0);
+    List<PeerAddress> withSpare = new ArrayList<>(peers);
+    withSpare.add(spare);
+    configs.add(new NodeConfig(first.clusterName(), nodeId, dir.resolve(nodeId).resolve("data"), first.shardCount(),
+        first.electionTimeoutMs(), withSpare));
+    peers.add(spare);
+    start(nodeId);
+    return spare;
+  }
+
   /** Every node's API address, comma-separated, in node order. */
   String endpoints() {
     return String.join(",", peers.stream().map(PeerAddress::apiAddress).toList());
