@@ -18,6 +18,7 @@ import io.nova.cluster.placement.PlacementReconciler;
 import io.nova.cluster.placement.Placements;
 import io.nova.proto.internal.Placement;
 import io.nova.cluster.raft.RaftTuning;
+import io.nova.cluster.raft.StartingGroups;
 import io.nova.cluster.tls.NodeTls;
 import io.nova.cluster.tls.RaftTls;
 import io.nova.statemachine.MetaStateMachine;
@@ -133,6 +134,8 @@ public final class NovaNode implements AutoCloseable {
    * here, and a replica the placement moved away is still found by name to delete its store.
    */
   private final Map<RaftGroupId, GroupSpec> groupsById;
+  /** The groups being added to the Raft server right now, kept from peers' messages until they started. */
+  private final StartingGroups starting;
   /** Keeps the local groups at the meta group's placement; null when {@link NodeTuning#placementPollIntervalMs()} is 0. */
   private volatile PlacementReconciler reconciler;
   /** Drives the placement's replica moves while this node leads the meta group; null when reconciling is off. */
@@ -147,8 +150,10 @@ public final class NovaNode implements AutoCloseable {
   private final DiskWatcher disk;
 
   private NovaNode(NodeConfig config, ClusterLayout layout, Map<RaftGroupId, GroupSpec> groupsById,
-      RaftServer server, NodeMetrics metrics, ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk) {
+      RaftServer server, NodeMetrics metrics, ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk,
+      StartingGroups starting) {
     this.config = config;
+    this.starting = starting;
     this.disk = disk;
     this.tls = tls;
     this.layout = layout;
@@ -209,11 +214,12 @@ public final class NovaNode implements AutoCloseable {
     StateMachine.Registry registry = gid -> newStateMachine(byId.get(gid), config, clock,
         () -> new ReadWaiters(waiterAnswers, tuning.readWaitersMax()), leaderStages, snapshotPauses, disk,
         tuning.logSpace());
+    StartingGroups starting = new StartingGroups();
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.nodeId()))
         .setProperties(RaftTuning.serverProperties(config, tuning, raftDir))
         .setStateMachineRegistry(registry)
-        .setParameters(RaftTls.applyToServer(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId())),
+        .setParameters(RaftTls.applyToServer(RaftTuning.serverParameters(RaftPeerId.valueOf(config.nodeId()), starting),
             tls.raft(), layout.nodes().stream()
                 .map(p -> HostPort.parse(p.raftAddress(), "raft-address").host()).toList()))
         .build();
@@ -223,7 +229,7 @@ public final class NovaNode implements AutoCloseable {
     leaderStages.registerIn(metrics.registry());
     snapshotPauses.registerIn(metrics.registry());
     disk.registerIn(metrics.registry());
-    NovaNode node = new NovaNode(config, layout, byId, server, metrics, waiterAnswers, tls, disk);
+    NovaNode node = new NovaNode(config, layout, byId, server, metrics, waiterAnswers, tls, disk, starting);
     try {
       node.joinMissingGroups();
       if (tuning.placementPollIntervalMs() > 0) {
@@ -411,8 +417,11 @@ public final class NovaNode implements AutoCloseable {
   private final AtomicLong callId = new AtomicLong();
 
   private void addLocally(GroupSpec spec) throws IOException {
-    RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(
-        ClientId.randomId(), server.getId(), callId.incrementAndGet(), spec.group(), true));
+    RaftClientReply reply;
+    try (StartingGroups.Scope ignored = starting.begin(spec.group().getGroupId())) {
+      reply = server.groupManagement(GroupManagementRequest.newAdd(
+          ClientId.randomId(), server.getId(), callId.incrementAndGet(), spec.group(), true));
+    }
     if (!reply.isSuccess()) {
       throw new IOException("could not create group " + spec.name() + ": " + reply.getException());
     }

@@ -2,12 +2,6 @@ package io.nova.cluster.raft;
 
 import io.nova.protocol.logging.LogContext;
 import java.util.Optional;
-import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
-import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
-import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
-import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
-import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
-import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
@@ -79,23 +73,7 @@ public final class AddressedToSelfInterceptor implements ServerInterceptor {
 
   /** The peer a Raft server message is addressed to, if it is one that names its target. */
   static Optional<RaftPeerId> target(Object message) {
-    RaftRpcRequestProto request;
-    if (message instanceof AppendEntriesRequestProto m) {
-      request = m.getServerRequest();
-    } else if (message instanceof RequestVoteRequestProto m) {
-      request = m.getServerRequest();
-    } else if (message instanceof InstallSnapshotRequestProto m) {
-      request = m.getServerRequest();
-    } else if (message instanceof ReadIndexRequestProto m) {
-      request = m.getServerRequest();
-    } else if (message instanceof StartLeaderElectionRequestProto m) {
-      request = m.getServerRequest();
-    } else {
-      return Optional.empty();
-    }
-    if (request.getReplyId().isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(RaftPeerId.valueOf(request.getReplyId()));
+    return RaftServerRequests.header(message).filter(r -> !r.getReplyId().isEmpty())
+        .map(r -> RaftPeerId.valueOf(r.getReplyId()));
   }
 }

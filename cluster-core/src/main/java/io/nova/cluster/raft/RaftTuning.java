@@ -131,14 +131,18 @@ public final class RaftTuning {
 
   /**
    * Server parameters (objects, not strings): the Raft gRPC server refuses messages addressed to
-   * another peer ({@link AddressedToSelfInterceptor}).
+   * another peer ({@link AddressedToSelfInterceptor}) and messages for a group still being added on this
+   * node ({@link StartingGroupInterceptor}).
    */
-  public static org.apache.ratis.conf.Parameters serverParameters(org.apache.ratis.protocol.RaftPeerId self) {
+  public static org.apache.ratis.conf.Parameters serverParameters(org.apache.ratis.protocol.RaftPeerId self,
+      StartingGroups starting) {
     org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
-    AddressedToSelfInterceptor interceptor = new AddressedToSelfInterceptor(self);
+    AddressedToSelfInterceptor addressed = new AddressedToSelfInterceptor(self);
+    StartingGroupInterceptor started = new StartingGroupInterceptor(self, starting);
+    // gRPC runs the interceptor added last first: the target is checked before the group.
     GrpcConfigKeys.Server.setServicesCustomizer(parameters,
         (builder, types) -> GrpcServices.Customizer.getDefaultInstance().customize(builder, types)
-            .intercept(interceptor));
+            .intercept(started).intercept(addressed));
     return parameters;
   }
 
