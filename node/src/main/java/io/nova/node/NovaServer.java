@@ -1,5 +1,9 @@
 package io.nova.node;
 
+import io.nova.gateway.errors.GatewayException;
+import io.nova.protocol.errors.Errors;
+import io.nova.proto.v1.RebalanceResponse;
+import java.io.UncheckedIOException;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -180,7 +184,7 @@ public final class NovaServer implements AutoCloseable {
     Authorizer authorizer = authorizer(config.auth(), tokens, clock, nanoTime, node);
     var dataService = new DataPlaneService(dataPlane, sessionExecutor, sessionWriters, tuning, clock);
     var controlService = new ControlPlaneService(controlPlane, status::read, nodeInfo::read, tokens,
-        balancer::rebalance);
+        transfersMax -> rebalance(balancer, transfersMax));
     Membership membership = new Membership(groups, peerNodeInfo, config.clusterName());
     controlService.withMembership(membership);
     GrpcHealth health = GrpcHealth.start(node::readiness, sessionExecutor);
@@ -369,6 +373,15 @@ public final class NovaServer implements AutoCloseable {
 
   public NodeConfig config() {
     return config;
+  }
+
+  /** A Rebalance pass; a meta group that does not answer its placement is UNAVAILABLE, nothing moved. */
+  private static RebalanceResponse rebalance(LeaderBalancer balancer, int transfersMax) {
+    try {
+      return balancer.rebalance(transfersMax);
+    } catch (UncheckedIOException e) {
+      throw new GatewayException(Errors.unavailable(false, e.getMessage() + ": " + e.getCause()));
+    }
   }
 
   /** This node's leader balancer (its passes; {@code rebalance} runs one now). */

@@ -8,6 +8,7 @@ import io.nova.cluster.raft.RaftTuning;
 import io.nova.cluster.status.ClusterStatusReader;
 import io.nova.cluster.status.NodeInfoReader;
 import io.nova.cluster.status.RaftNodeInfo;
+import io.nova.cluster.status.StatusAssembly;
 import io.nova.cluster.tls.RaftTls;
 import io.nova.proto.v1.GetClusterStatusResponse;
 import io.nova.proto.v1.LeaderTransfer;
@@ -16,6 +17,7 @@ import io.nova.proto.v1.RebalanceResponse;
 import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +44,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Evens out the groups' leaders over the up nodes (docs/adr/0023-leader-balance.md). Every
  * {@link NodeTuning#leaderBalanceIntervalMs()} the node whose replica leads the meta group (and only
- * it, so one node balances at a time) reads the cluster status, plans at most
+ * it, so one node balances at a time) reads the cluster status and the meta group's placement as of now
+ * (ADR 0028: a draining node never receives a leadership, and gives up those it has first), plans at most
  * {@link NodeTuning#leaderBalanceTransfersMax()} moves ({@link LeaderPlan}) and makes them one after the
  * other with Ratis leadership transfers; {@link #rebalance(int)} runs the same pass on demand, on any
  * node. A group whose transfer failed is left out of the next periodic passes, twice as many after each
@@ -106,11 +109,15 @@ public final class LeaderBalancer implements AutoCloseable {
   /**
    * Runs one pass now, on this node, whether or not it leads the meta group, and ignoring back-off.
    * Waits for a pass of this node already running. Blocks for about one status read, plus each
-   * transfer (at most {@link NodeTuning#leaderBalanceTransferTimeoutMs()} each), plus a second status read.
+   * transfer (at most {@link NodeTuning#leaderBalanceTransferTimeoutMs()} each) with a placement read before
+   * it, plus a second status read. A placement read is local on the meta group's leader, else one
+   * linearizable read of the meta group.
    *
    * @param transfersMax at most this many transfers; 0 for {@link NodeTuning#leaderBalanceTransfersMax()}
    * @return what the pass found and did
    * @throws IllegalArgumentException when {@code transfersMax} is negative or above {@link #TRANSFERS_MAX_LIMIT}
+   * @throws UncheckedIOException when the meta group's placement could not be read (bounded as
+   *     {@link NovaNode#currentPlacement()}); nothing was moved
    */
   public RebalanceResponse rebalance(int transfersMax) {
     if (transfersMax < 0 || transfersMax > TRANSFERS_MAX_LIMIT) {
@@ -157,8 +164,23 @@ public final class LeaderBalancer implements AutoCloseable {
     return skipped;
   }
 
+  /**
+   * Plans from the status with the placement read now laid over it, and reads the placement again before
+   * each transfer: the status's own placement is this node's polled copy, which can miss a drain
+   * acknowledged a moment ago (up to one poll interval), and a transfer would then hand a leadership to
+   * the draining node. A move the newer placement no longer allows is left out; a placement that cannot be
+   * read before a transfer ends the pass there.
+   *
+   * @throws UncheckedIOException when the placement cannot be read before planning (nothing was moved)
+   */
   private RebalanceResponse pass(int transfersMax, Set<String> skipped) {
-    GetClusterStatusResponse before = status.get();
+    GetClusterStatusResponse polled = status.get();
+    GetClusterStatusResponse before;
+    try {
+      before = withCurrentPlacement(polled);
+    } catch (IOException e) {
+      throw new UncheckedIOException("the meta group's placement could not be read; no leadership was moved", e);
+    }
     List<Move> moves = LeaderPlan.plan(before, transfersMax, LAG_ENTRIES_MAX, skipped);
     RebalanceResponse.Builder out = RebalanceResponse.newBuilder().setNodeId(node.config().nodeId())
         .addAllLeadersBefore(leaders(before));
@@ -166,6 +188,18 @@ public final class LeaderBalancer implements AutoCloseable {
       return out.addAllLeadersAfter(leaders(before)).build();
     }
     for (Move move : moves) {
+      try {
+        if (!LeaderPlan.stillAllowed(move, withCurrentPlacement(polled))) {
+          LOG.info("node {}: leader balance: {} from {} to {} left out: the placement changed since the plan "
+              + "(the target no longer receives leaderships, or the group moves a replica)", node.config().nodeId(),
+              move.group(), move.from(), move.to());
+          continue;
+        }
+      } catch (IOException e) {
+        LOG.warn("node {}: leader balance: the placement could not be read again; the pass ends before moving {}: {}",
+            node.config().nodeId(), move.group(), e.toString());
+        break;
+      }
       LeaderTransfer done = transfer(move);
       out.addTransfers(done);
       recordOutcome(move.group(), done.getOutcome().equals(OUTCOME_MOVED));
@@ -173,6 +207,11 @@ public final class LeaderBalancer implements AutoCloseable {
           move.from(), move.to(), done.getOutcome(), done.getDetail());
     }
     return out.addAllLeadersAfter(leaders(status.get())).build();
+  }
+
+  /** {@code s} with the meta group's placement as of now in place of the one it was assembled from. */
+  private GetClusterStatusResponse withCurrentPlacement(GetClusterStatusResponse s) throws IOException {
+    return StatusAssembly.withPlacement(s, node.currentPlacement());
   }
 
   private void recordOutcome(String group, boolean moved) {

@@ -20,8 +20,10 @@ import java.util.Set;
  *
  * <ul>
  *   <li>Only up nodes count and only they receive leaderships; a group without a leader is left alone.
- *   <li>A draining node (member state "draining", ADR 0028) is a source only: it never receives a
- *       leadership, and every group it leads is moved off it first, whatever the gap.
+ *   <li>Only a node registered UP (member state "up", ADR 0028) receives a leadership, or any up node when
+ *       the status carries no placement (member state ""). A draining node is a source only: every group it
+ *       leads is moved off it first, whatever the gap. The status must carry a placement read at decision
+ *       time: a node's polled copy can miss a drain acknowledged a moment ago.
  *   <li>A group with a replica move in progress ({@code moves}) is left alone: its move driver changes its
  *       configuration and moves its leader itself, and a transfer racing those steps would undo them.
  *   <li>A move goes from a node leading the most groups to a replica of the same group on the node
@@ -38,6 +40,10 @@ public final class LeaderPlan {
 
   /** The member state of a node whose replicas are being moved off (ADR 0028). */
   static final String DRAINING = "draining";
+  /** The member state of a node that may receive leaderships (ADR 0028). */
+  static final String UP = "up";
+  /** The member state of every node of a status that carries no placement. */
+  static final String UNKNOWN = "";
 
   /** One leadership to move: {@code group} (its name, e.g. "shard-2") from node {@code from} to {@code to}. */
   public record Move(String group, String from, String to) {}
@@ -78,8 +84,8 @@ public final class LeaderPlan {
     Set<String> draining = new HashSet<>();
     status.getNodesList().stream().filter(n -> n.getMemberState().equals(DRAINING))
         .forEach(n -> draining.add(n.getNodeId()));
-    Set<String> moving = new HashSet<>();
-    status.getMovesList().forEach(m -> moving.add(m.getGroup()));
+    Set<String> receivers = receivers(status);
+    Set<String> moving = moving(status);
     List<GroupStatus> movable = new ArrayList<>();
     for (GroupStatus g : status.getGroupsList()) {
       if (counts.containsKey(g.getLeader()) && !skipped.contains(g.getName()) && !moving.contains(g.getName())) {
@@ -88,7 +94,7 @@ public final class LeaderPlan {
     }
     List<Move> moves = new ArrayList<>();
     while (moves.size() < transfersMax) {
-      Optional<Move> next = bestMove(movable, counts, draining, lagEntriesMax);
+      Optional<Move> next = bestMove(movable, counts, draining, receivers, lagEntriesMax);
       if (next.isEmpty()) {
         break;
       }
@@ -107,14 +113,13 @@ public final class LeaderPlan {
    * not stop the others from moving. A group led by a draining node goes first, to any caught-up target.
    */
   private static Optional<Move> bestMove(List<GroupStatus> movable, Map<String, Integer> counts, Set<String> draining,
-      long lagEntriesMax) {
+      Set<String> receivers, long lagEntriesMax) {
     Move best = null;
     int bestGap = 1;
     for (GroupStatus g : movable) {
       int from = counts.get(g.getLeader());
       Optional<String> target = g.getReplicaStatusList().stream()
-          .filter(r -> caughtUp(r, g, lagEntriesMax) && counts.containsKey(r.getNodeId())
-              && !draining.contains(r.getNodeId()))
+          .filter(r -> caughtUp(r, g, lagEntriesMax) && receivers.contains(r.getNodeId()))
           .map(ReplicaStatus::getNodeId)
           .min(Comparator.<String>comparingInt(counts::get).thenComparing(Comparator.naturalOrder()));
       if (target.isPresent()) {
@@ -126,6 +131,34 @@ public final class LeaderPlan {
       }
     }
     return Optional.ofNullable(best);
+  }
+
+  /**
+   * Whether {@code move}, planned from an earlier status, may still be made by the rules above, judged by
+   * {@code current}: a status carrying the placement read just before the transfer. False when its target
+   * is no longer a node that receives leaderships (it became draining, say) or its group now has a replica
+   * move in progress. Leaders and lags are not judged again: Ratis checks those at the transfer.
+   */
+  public static boolean stillAllowed(Move move, GetClusterStatusResponse current) {
+    return receivers(current).contains(move.to()) && !moving(current).contains(move.group());
+  }
+
+  /** The up nodes that may receive a leadership: registered UP, or any when no placement is known. */
+  private static Set<String> receivers(GetClusterStatusResponse status) {
+    Set<String> out = new HashSet<>();
+    for (NodeStatus n : status.getNodesList()) {
+      if (n.getUp() && (n.getMemberState().equals(UP) || n.getMemberState().equals(UNKNOWN))) {
+        out.add(n.getNodeId());
+      }
+    }
+    return out;
+  }
+
+  /** The groups with a replica move in progress, by name. */
+  private static Set<String> moving(GetClusterStatusResponse status) {
+    Set<String> out = new HashSet<>();
+    status.getMovesList().forEach(m -> out.add(m.getGroup()));
+    return out;
   }
 
   /** An up follower the leader reports within {@code lagEntriesMax} entries of the commit index. */

@@ -148,6 +148,8 @@ public final class NovaNode implements AutoCloseable {
   private final ExecutorService waiterAnswers;
   /** Watches the data volume's free space; its leaders refuse log growth while it is short (ADR 0025). */
   private final DiskWatcher disk;
+  /** Reads the meta group's placement: this node's meta replica's state, or the group. */
+  private final MetaPlacementSource metaPlacement;
 
   private NovaNode(NodeConfig config, ClusterLayout layout, Map<RaftGroupId, GroupSpec> groupsById,
       RaftServer server, NodeMetrics metrics, ExecutorService waiterAnswers, NodeTls tls, DiskWatcher disk,
@@ -161,6 +163,7 @@ public final class NovaNode implements AutoCloseable {
     this.metrics = metrics;
     this.waiterAnswers = waiterAnswers;
     this.groupsById = groupsById;
+    this.metaPlacement = new MetaPlacementSource(server, this::layout, this::client);
   }
 
   /**
@@ -233,11 +236,10 @@ public final class NovaNode implements AutoCloseable {
     try {
       node.joinMissingGroups();
       if (tuning.placementPollIntervalMs() > 0) {
-        node.reconciler = PlacementReconciler.start(config.nodeId(),
-            new MetaPlacementSource(server, node::layout, node::client), node.new Local(),
+        node.reconciler = PlacementReconciler.start(config.nodeId(), node.metaPlacement, node.new Local(),
             new PlacementCache(config.dataDir().toAbsolutePath()),
             Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
-        node.moveDriver = MoveDriver.start(config.nodeId(), new MetaPlacementSource(server, node::layout, node::client),
+        node.moveDriver = MoveDriver.start(config.nodeId(), node.metaPlacement,
             () -> node.layout().meta().group(), node::client,
             new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT), tuning.placementPollIntervalMs());
       }
@@ -621,6 +623,19 @@ public final class NovaNode implements AutoCloseable {
   public Optional<Placement> placement() {
     PlacementReconciler r = reconciler;
     return r == null ? Optional.empty() : r.adopted();
+  }
+
+  /**
+   * The meta group's placement as of now, for a decision that must not act on the one this node last polled
+   * ({@link #placement()} trails the meta group by up to one poll interval): this node's meta replica's
+   * applied state when it is the group's ready leader (no I/O), else a linearizable read of the meta group
+   * (3 s per attempt, at most 3 attempts). Works with reconciling off too.
+   *
+   * @return the placement; empty when the meta group holds none yet
+   * @throws IOException when the meta group did not answer in time
+   */
+  public Optional<Placement> currentPlacement() throws IOException {
+    return metaPlacement.readCurrent();
   }
 
   /**

@@ -56,6 +56,29 @@ public final class MetaPlacementSource implements PlacementReconciler.Source {
     if (local.isPresent()) {
       return local.get().placement();
     }
+    return readFromGroup();
+  }
+
+  /**
+   * The placement as of now, for a decision that must not act on an outdated one (the leader balance must
+   * never hand a leadership to a node that has just become draining). When this node's meta replica is the
+   * group's ready leader, its applied state: every entry acknowledged to a client was applied there first,
+   * so a change already answered to its caller is in it. Otherwise a linearizable read of the meta group,
+   * never a follower's own state, which may trail by a few entries. Bounded as {@link #read()}.
+   *
+   * @return the placement; empty when the meta group holds none yet
+   * @throws IOException when the meta group did not answer in time
+   */
+  public Optional<Placement> readCurrent() throws IOException {
+    Optional<MetaStateMachine> leader = leadingMeta();
+    if (leader.isPresent()) {
+      return leader.get().placement();
+    }
+    return readFromGroup();
+  }
+
+  /** A linearizable read of the meta group, through its leader. */
+  private Optional<Placement> readFromGroup() throws IOException {
     MetaQuery query = MetaQuery.newBuilder().setGetPlacement(Done.getDefaultInstance()).build();
     try (RaftClient client = clients.apply(layout.get().meta().group())) {
       MetaQueryResult result = parse(client.io().sendReadOnly(message(query)), MetaQueryResult.parser());
@@ -136,6 +159,18 @@ public final class MetaPlacementSource implements PlacementReconciler.Source {
       boolean settledVoter = conf.getPreviousPeers().isEmpty()
           && conf.getCurrentPeers().stream().anyMatch(p -> p.getId().equals(server.getId()));
       return settledVoter && division.getInfo().isAlive()
+          && division.getStateMachine() instanceof MetaStateMachine meta ? Optional.of(meta) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** This node's meta replica, when it is the group's ready leader. */
+  private Optional<MetaStateMachine> leadingMeta() {
+    try {
+      RaftServer.Division division = server.getDivision(layout.get().meta().group().getGroupId());
+      var info = division.getInfo();
+      return info.isAlive() && info.isLeader() && info.isLeaderReady()
           && division.getStateMachine() instanceof MetaStateMachine meta ? Optional.of(meta) : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();

@@ -81,12 +81,14 @@ public final class StatusAssembly {
 
   /**
    * {@code status} with the placement it was built from (ADR 0028): its version, its moves in progress, and
-   * each node's state in
-   * the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}); removed nodes, which
-   * the layout leaves out, are appended (down, not probed). Unchanged when
-   * {@code placement} is empty (the answering node has not read one from the meta group yet).
+   * each node's state in the registry ({@code joining}, {@code up}, {@code draining}, {@code removed}); removed
+   * nodes, which the layout leaves out, are appended (down, not probed). Unchanged when {@code placement} is
+   * empty (the answering node has not read one from the meta group yet). A placement already in
+   * {@code status} is replaced, not merged: its moves and member states give way to {@code placement}'s (the
+   * leader balance lays a placement read at decision time over a status assembled from an older one).
    */
-  static GetClusterStatusResponse withPlacement(GetClusterStatusResponse status, Optional<Placement> placement) {
+  public static GetClusterStatusResponse withPlacement(GetClusterStatusResponse status,
+      Optional<Placement> placement) {
     if (placement.isEmpty()) {
       return status;
     }
@@ -94,7 +96,8 @@ public final class StatusAssembly {
     for (RegisteredNode node : placement.get().getNodesList()) {
       states.put(node.getNodeId(), memberState(node));
     }
-    GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion());
+    GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion())
+        .clearMoves();
     placement.get().getMovesList().forEach(move -> b.addMoves(moveStatus(move)));
     for (NodeStatus.Builder node : b.getNodesBuilderList()) {
       node.setMemberState(states.getOrDefault(node.getNodeId(), ""));

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
  * Proves the leader balance plan's rules on hand-built cluster statuses: it evens leaders to within one
  * per up node with the fewest moves, each group at most once; it never targets a down node, a lagging
  * replica or a group without a leader; it honours the transfer cap and the groups backing off; an
- * even cluster needs no move; a draining node only gives leaderships away, and a group whose replica moves
- * is left to its move.
+ * even cluster needs no move; a draining node only gives leaderships away, only a node registered up
+ * receives one, and a group whose replica moves is left to its move; a planned move is dropped when a newer
+ * status says its target drains or its group moves a replica.
  */
 class LeaderPlanTest {
 
@@ -91,6 +92,36 @@ class LeaderPlanTest {
         .build(), 10, LAG, Set.of())).extracting(Move::to).containsOnly("n3");
     b.addMoves(ReplicaMoveStatus.newBuilder().setGroup("meta").setFromNode("n1").setToNode("n4").setStep("planned"));
     assertThat(LeaderPlan.plan(b.build(), 10, LAG, Set.of())).isEmpty();
+  }
+
+  @Test
+  void onlyANodeRegisteredUpReceivesOnceThePlacementIsKnown() {
+    GetClusterStatusResponse.Builder b = status(Set.of("n1", "n2", "n3"), leaders("n2", "n2", "n2", "n2")).toBuilder();
+    b.getNodesBuilder(0).setMemberState("joining");
+    b.getNodesBuilder(1).setMemberState(LeaderPlan.UP);
+    b.getNodesBuilder(2).setMemberState(LeaderPlan.UP);
+    assertThat(LeaderPlan.plan(b.build(), 10, LAG, Set.of())).extracting(Move::to).containsOnly("n3");
+    b.getNodesBuilder(0).setMemberState("removed");
+    assertThat(LeaderPlan.plan(b.build(), 10, LAG, Set.of())).extracting(Move::to).containsOnly("n3");
+    // No placement known (member state ""): every up node receives, as before ADR 0028.
+    assertThat(LeaderPlan.plan(status(Set.of("n1", "n2", "n3"), leaders("n2", "n2", "n2", "n2")), 10, LAG, Set.of()))
+        .extracting(Move::to).contains("n1", "n3");
+  }
+
+  @Test
+  void aMoveIsNoLongerAllowedOnceItsTargetDrainsOrItsGroupMovesAReplica() {
+    GetClusterStatusResponse planned = status(Set.of("n1", "n2", "n3"), leaders("n2", "n2", "n2", "n2"));
+    Move toN1 = new Move("shard-0", "n2", "n1");
+    assertThat(LeaderPlan.stillAllowed(toN1, planned)).isTrue();
+    GetClusterStatusResponse.Builder drained = planned.toBuilder();
+    drained.getNodesBuilder(0).setMemberState(LeaderPlan.DRAINING);
+    assertThat(LeaderPlan.stillAllowed(toN1, drained.build())).as("n1 drains now").isFalse();
+    assertThat(LeaderPlan.stillAllowed(new Move("shard-0", "n2", "n3"), drained.build())).isTrue();
+    GetClusterStatusResponse moving = planned.toBuilder().addMoves(ReplicaMoveStatus.newBuilder().setGroup("shard-0")
+        .setFromNode("n3").setToNode("n4").setStep("planned")).build();
+    assertThat(LeaderPlan.stillAllowed(toN1, moving)).as("shard-0 moves a replica now").isFalse();
+    GetClusterStatusResponse n1Down = status(Set.of("n2", "n3"), leaders("n2", "n2", "n2", "n2"));
+    assertThat(LeaderPlan.stillAllowed(toN1, n1Down)).isFalse();
   }
 
   @Test

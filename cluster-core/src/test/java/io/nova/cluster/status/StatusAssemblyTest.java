@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves the rules that turn each node's own report into the cluster status: who is up, which replica
  * is the leader (a deposed leader in an older term is not), whose indexes the group shows, each
- * replica's lag and match index, and where the per-shard stream counts come from.
+ * replica's lag and match index, and where the per-shard stream counts come from; the placement sets the
+ * member states and moves, and a newer one laid over replaces them.
  */
 class StatusAssemblyTest {
 
@@ -177,6 +178,29 @@ class StatusAssemblyTest {
         .containsExactly("n1=up/true", "n4=joining/false", "n9=removed/false");
     assertThat(with.getNodes(2).getRaftAddress()).isEqualTo("h:r-n9");
     assertThat(StatusAssembly.withPlacement(status, java.util.Optional.empty())).isEqualTo(status);
+  }
+
+  @Test
+  void aNewerPlacementLaidOverAStatusReplacesItsMovesAndMemberStates() {
+    GetClusterStatusResponse status = GetClusterStatusResponse.newBuilder()
+        .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n1").setUp(true))
+        .addNodes(io.nova.proto.v1.NodeStatus.newBuilder().setNodeId("n2").setUp(true))
+        .build();
+    io.nova.proto.internal.Placement polled = io.nova.proto.internal.Placement.newBuilder().setVersion(7)
+        .addNodes(registered("n1", io.nova.proto.internal.NodeState.NODE_STATE_UP))
+        .addNodes(registered("n2", io.nova.proto.internal.NodeState.NODE_STATE_UP))
+        .addMoves(io.nova.proto.internal.ReplicaMove.newBuilder().setGroup("shard-0").setFromNode("n2")
+            .setToNode("n1"))
+        .build();
+    io.nova.proto.internal.Placement current = polled.toBuilder().setVersion(9).clearMoves()
+        .setNodes(0, registered("n1", io.nova.proto.internal.NodeState.NODE_STATE_DRAINING)).build();
+    GetClusterStatusResponse stale = StatusAssembly.withPlacement(status, java.util.Optional.of(polled));
+    GetClusterStatusResponse now = StatusAssembly.withPlacement(stale, java.util.Optional.of(current));
+    assertThat(now).isEqualTo(StatusAssembly.withPlacement(status, java.util.Optional.of(current)));
+    assertThat(now.getPlacementVersion()).isEqualTo(9);
+    assertThat(now.getMovesList()).isEmpty();
+    assertThat(now.getNodesList()).extracting(n -> n.getNodeId() + "=" + n.getMemberState())
+        .containsExactly("n1=draining", "n2=up");
   }
 
   private static io.nova.proto.internal.RegisteredNode registered(String id, io.nova.proto.internal.NodeState state) {

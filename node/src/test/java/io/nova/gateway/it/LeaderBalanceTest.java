@@ -19,6 +19,7 @@ import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.GroupSpec;
 import io.nova.cluster.raft.RaftTuning;
 import io.nova.node.testing.AppendHistory;
+import io.nova.node.testing.LocalCluster;
 import io.nova.node.testing.StreamReader;
 import io.nova.proto.v1.ControlPlaneGrpc;
 import io.nova.proto.v1.RebalanceRequest;
@@ -170,15 +171,20 @@ class LeaderBalanceTest {
       ClusterStatus s = fx.client.clusterStatus();
       for (GroupStatus g : s.groups()) {
         if (!g.leader().equals(nodeId)) {
-          transfer(fx, g.name(), nodeId);
+          transfer(fx.cluster, g.name(), nodeId);
         }
       }
       return fx.client.clusterStatus().leadersPerNode().get(nodeId) == SHARDS + 1;
     });
   }
 
-  private static void transfer(ClusterFixture fx, String groupName, String to) {
-    GroupSpec spec = fx.cluster.server("n1").node().layout().allGroups().stream()
+  /**
+   * Asks {@code groupName}'s leader over Ratis, bypassing the balancer, to hand its leadership to {@code to};
+   * ignores a refusal or a timeout (callers check the outcome and retry).
+   */
+  static void transfer(LocalCluster cluster, String groupName, String to) {
+    String running = cluster.nodeIds().stream().filter(cluster::isRunning).findFirst().orElseThrow();
+    GroupSpec spec = cluster.server(running).node().layout().allGroups().stream()
         .filter(g -> g.name().equals(groupName)).findFirst().orElseThrow();
     try (RaftClient raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(spec.group())
         .setProperties(RaftTuning.clientProperties()).setRetryPolicy(RaftTuning.readRetryPolicy()).build()) {
