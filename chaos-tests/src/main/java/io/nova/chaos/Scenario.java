@@ -49,45 +49,22 @@ public enum Scenario {
    * open streams' plain Producers placed there) have pipelined batches mid-flight, so every fault lands on
    * resends, deduplication and the refusal of a numbered batch behind one that missed (issue #10).
    */
-  KILL_PRODUCER_LEADER(3),
-  /**
-   * Grows a cluster from 3 nodes to 5 and shrinks it back to 3 with the membership verbs while killing
-   * leaders (issue #12): n4 and n5 run from the start but are registered with add-node only once the
-   * workload runs; then n1 and n2 are drained in turn (every replica they host moves to another node,
-   * ADR 0028) and removed, each drain with kill -9 of a random group's leader every fault interval. The
-   * run ends on n3, n4 and n5.
-   */
-  GROW_SHRINK(5, 3, false);
+  KILL_PRODUCER_LEADER(3);
 
   private final int nodes;
-  private final int seedNodes;
   private final boolean secured;
 
   Scenario(int nodes) {
-    this(nodes, nodes, false);
+    this(nodes, false);
   }
 
   Scenario(int nodes, boolean secured) {
-    this(nodes, nodes, secured);
-  }
-
-  Scenario(int nodes, int seedNodes, boolean secured) {
     this.nodes = nodes;
-    this.seedNodes = seedNodes;
     this.secured = secured;
   }
 
-  /** How many node containers the scenario runs. */
   public int nodes() {
     return nodes;
-  }
-
-  /**
-   * How many of them the cluster is bootstrapped with (listed in every node's configuration); the others
-   * are spares that join through add-node during the run.
-   */
-  public int seedNodes() {
-    return seedNodes;
   }
 
   /** Whether the scenario's cluster runs with TLS, mutual TLS between nodes and access tokens. */
