@@ -3,7 +3,6 @@ package io.nova.cluster.raft;
 import io.nova.protocol.logging.LogContext;
 import java.util.Optional;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerCallHandler;
@@ -39,36 +38,13 @@ public final class AddressedToSelfInterceptor implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
       ServerCallHandler<Q, R> next) {
-    ServerCall.Listener<Q> delegate = next.startCall(call, headers);
-    return new SimpleForwardingServerCallListener<Q>(delegate) {
-      private boolean refused;
-
-      @Override
-      public void onMessage(Q message) {
-        if (refused) {
-          return;
-        }
-        Optional<RaftPeerId> target = target(message);
-        if (target.isPresent() && !target.get().equals(self)) {
-          refused = true;
-          try (LogContext.Scope ignored = LogContext.enter(self.toString(), null)) {
-            LOG.warn("{}: refusing {} addressed to {} (a peer reached this node at a stale address)", self,
-                message.getClass().getSimpleName(), target.get());
-          }
-          call.close(Status.FAILED_PRECONDITION.withDescription(
-              "this is " + self + ", not " + target.get()), new Metadata());
-          return;
-        }
-        super.onMessage(message);
+    return RefusingCalls.guard(call, headers, next, message -> target(message).filter(t -> !t.equals(self)).map(t -> {
+      try (LogContext.Scope ignored = LogContext.enter(self.toString(), null)) {
+        LOG.warn("{}: refusing {} addressed to {} (a peer reached this node at a stale address)", self,
+            message.getClass().getSimpleName(), t);
       }
-
-      @Override
-      public void onHalfClose() {
-        if (!refused) {
-          super.onHalfClose();
-        }
-      }
-    };
+      return Status.FAILED_PRECONDITION.withDescription("this is " + self + ", not " + t);
+    }));
   }
 
   /** The peer a Raft server message is addressed to, if it is one that names its target. */

@@ -4,7 +4,6 @@ import io.nova.protocol.logging.LogContext;
 import java.util.Optional;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerCallHandler;
@@ -33,36 +32,13 @@ public final class StartingGroupInterceptor implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
       ServerCallHandler<Q, R> next) {
-    ServerCall.Listener<Q> delegate = next.startCall(call, headers);
-    return new SimpleForwardingServerCallListener<Q>(delegate) {
-      private boolean refused;
-
-      @Override
-      public void onMessage(Q message) {
-        if (refused) {
-          return;
-        }
-        Optional<RaftGroupId> group = startingGroup(message);
-        if (group.isPresent()) {
-          refused = true;
-          try (LogContext.Scope ignored = LogContext.enter(self.toString(), null)) {
-            LOG.info("{}: refusing {} for group {}: its replica is still starting here", self,
-                message.getClass().getSimpleName(), group.get());
-          }
-          call.close(Status.UNAVAILABLE.withDescription(
-              "group " + group.get() + " is still starting on " + self), new Metadata());
-          return;
-        }
-        super.onMessage(message);
+    return RefusingCalls.guard(call, headers, next, message -> startingGroup(message).map(group -> {
+      try (LogContext.Scope ignored = LogContext.enter(self.toString(), null)) {
+        LOG.info("{}: refusing {} for group {}: its replica is still starting here", self,
+            message.getClass().getSimpleName(), group);
       }
-
-      @Override
-      public void onHalfClose() {
-        if (!refused) {
-          super.onHalfClose();
-        }
-      }
-    };
+      return Status.UNAVAILABLE.withDescription("group " + group + " is still starting on " + self);
+    }));
   }
 
   /** The group of a Raft server message when this node is still adding it; empty otherwise. */
