@@ -237,8 +237,8 @@ public final class MoveDriver implements AutoCloseable {
     for (BeginReplicaMoveCommand begin : DrainPlan.next(placement, DrainPlan.MOVES_CONCURRENT_MAX)) {
       try (LogContext.Scope ignored = LogContext.enterGroup(begin.getGroup())) {
         writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(begin).build(), "beginning a drain move", lost);
-        LOG.info("node {}: draining {}: moving {}'s replica to {}", nodeId, begin.getFromNode(), begin.getGroup(),
-            begin.getToNode());
+        LOG.info("node {}: {} {}: moving {}'s replica to {}", nodeId, lost.contains(begin.getFromNode())
+            ? "replacing" : "draining", begin.getFromNode(), begin.getGroup(), begin.getToNode());
       } catch (IOException | RuntimeException e) {
         LOG.warn("node {}: draining {}: could not begin moving {}'s replica to {}; the next pass decides again: {}",
             nodeId, begin.getFromNode(), begin.getGroup(), begin.getToNode(), e.toString());

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * finish, every acknowledged record is at its seq_num on each replica's own state (n4's included) and through
  * the SDK, the streams are dense, and remove-node n1 then succeeds. Before n1 stops, the refusals over the SDK
  * and HTTP (unknown node, the same node twice, a new node hosting n1's groups, no new node named) change
- * nothing.
+ * nothing. A replace whose meta leader is restarted once its first move is recorded finishes all the same,
+ * with every record on n4.
  */
 class ReplaceNodeTest {
 
@@ -118,6 +119,52 @@ class ReplaceNodeTest {
         }
         System.out.println("ReplaceNodeTest: " + total(acked) + " records acknowledged, " + failures.get()
             + " appends failed");
+      }
+    }
+  }
+
+  @Test
+  void aReplaceResumesUnderTheMetaLeaderRestartedInTheMiddleOfItsMoves(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = Replicas.seededCluster(dir, 3, DrainNodeTest.SHARDS);
+        NovaClient client = Replicas.client(cluster)) {
+      client.createBasin(ClusterFixture.BASIN);
+      StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "replaced-crash");
+      client.createStream(stream);
+      Map<StreamAddress, Map<Long, String>> acked = Map.of(stream, new ConcurrentSkipListMap<>());
+      appendBatches(client, stream, acked.get(stream), "before", 10);
+
+      try (NovaServer node4 = Replicas.addAndStart(client, cluster.spareConfig("n4"), Replicas.TUNING)) {
+        cluster.stop("n1");
+        String metaLeader = cluster.awaitLeader("meta", SETTLE);
+        client.replaceNode("n1", "n4");
+        Placement atCrash = Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(20))
+            .until(() -> placement(cluster), p -> p.isPresent() && p.get().getMovesCount() > 0).orElseThrow();
+        // The meta leader's crash stops every group (n1 is gone), and the next leader's driver re-plans.
+        cluster.restart(metaLeader);
+        System.out.println("ReplaceNodeTest: restarted meta leader " + metaLeader + " with moves "
+            + atCrash.getMovesList());
+
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+          Optional<Placement> p = placement(cluster);
+          return p.isPresent() && p.get().getMovesCount() == 0 && p.get().getGroupsList().stream()
+              .allMatch(g -> g.getReplicasList().contains("n4") && !g.getReplicasList().contains("n1"));
+        });
+        appendBatches(client, stream, acked.get(stream), "after", 10);
+        List<SequencedRecord> read = Replicas.checkThroughSdk(client, stream, acked.get(stream));
+        StreamInfo info = Replicas.streamInfo(cluster, stream);
+        PlacedGroup group = Replicas.group(placement(cluster).orElseThrow(), "shard-" + info.getShard());
+        Replicas.checkLocalReplica(node4.node(), groupId(group), info.getStreamId(), read, SETTLE);
+        assertThat(client.removeNode("n1").memberState()).isEqualTo("removed");
+      }
+    }
+  }
+
+  private static void appendBatches(NovaClient client, StreamAddress stream, Map<Long, String> acked, String tag,
+      int batches) {
+    for (int b = 0; b < batches; b++) {
+      var ack = client.append(stream, Records.batch(tag + b, 2));
+      for (int i = 0; i < 2; i++) {
+        acked.put(ack.start().seqNum() + i, tag + b + "-" + i);
       }
     }
   }
