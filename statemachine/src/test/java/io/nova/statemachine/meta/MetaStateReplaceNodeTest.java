@@ -106,12 +106,18 @@ class MetaStateReplaceNodeTest {
     assertThat(refused(state, replace("n1", "")).hasInvalidArgument()).isTrue();
   }
 
-  @Test
-  void aNewNodeThatIsNotUpIsRefused() {
+  /** As {@link #seeded}(3, 2, 2), plus n6 joining and n7 removed. */
+  private MetaState withJoiningAndRemoved() {
     MetaState state = seeded(3, 2, 2);
     apply(state, register(node("n6", 6, NodeState.NODE_STATE_JOINING)));
     apply(state, register(node("n7", 7, NodeState.NODE_STATE_UP)));
     apply(state, remove("n7"));
+    return state;
+  }
+
+  @Test
+  void aNewNodeThatIsNotUpIsRefused() {
+    MetaState state = withJoiningAndRemoved();
     apply(state, drain("n5"));
     for (String notUp : new String[] {"n5", "n6", "n7"}) {
       ErrorDetail error = refused(state, replace("n1", notUp));
@@ -122,10 +128,7 @@ class MetaStateReplaceNodeTest {
 
   @Test
   void anOldNodeThatIsJoiningRemovedOrReplacedByAnotherIsRefused() {
-    MetaState state = seeded(3, 2, 2);
-    apply(state, register(node("n6", 6, NodeState.NODE_STATE_JOINING)));
-    apply(state, register(node("n7", 7, NodeState.NODE_STATE_UP)));
-    apply(state, remove("n7"));
+    MetaState state = withJoiningAndRemoved();
     apply(state, replace("n1", "n4"));
     for (String old : new String[] {"n6", "n7", "n1"}) {
       assertThat(refused(state, replace(old, "n5")).hasMembershipRefused()).as(old).isTrue();
