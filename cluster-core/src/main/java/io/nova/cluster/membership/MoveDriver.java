@@ -52,16 +52,18 @@ import org.slf4j.LoggerFactory;
  * ({@code AdvanceReplicaMove}).
  *
  * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
- * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement. No step
- * needs a move's source to answer: its leadership is moved only when it answers as leader, and the
- * configuration changes commit on a majority. Nodes being replaced (replace-node: lost machines) are left
- * out of the calls, and asked for a group's view only when no other replica answers as its leader. Then, for each move in the placement (read from
- * this node's meta replica, which leads, so holds every committed entry): reads the group's configuration
- * from its leader ({@link GroupViews}), asks
- * {@link MoveStepPlan} what to do, and does exactly one action: a meta entry recording the next step, one
+ * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement. Then, for
+ * each move in the placement (read from this node's meta replica, which leads, so holds every committed
+ * entry): reads the group's configuration from its leader ({@link GroupViews}), asks {@link MoveStepPlan}
+ * what to do, and does exactly one action: a meta entry recording the next step, one
  * configuration change, one leadership transfer, or nothing. A failed action is logged and decided afresh
  * by the next pass from the configuration it then reads, so a crash or a lost reply at any point is
  * resumed without skipping or repeating a transition.
+ *
+ * <p>No step needs a move's source to answer: leadership is moved off it only when it answers as the
+ * leader, and each configuration change commits on a majority. So the nodes being replaced (replace-node:
+ * lost machines) are left out of the calls, and asked for a group's view only when no other replica
+ * answers as its leader.
  *
  * <p>Bounds: one pass at a time, on one thread; each remote call is bounded by the clients
  * {@code clients} builds (request timeout and retries) and a leadership transfer by
