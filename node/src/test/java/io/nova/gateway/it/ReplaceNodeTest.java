@@ -73,7 +73,8 @@ class ReplaceNodeTest {
         Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(500)).until(() -> {
           ClusterStatus s = client.clusterStatus();
           return s.moves().isEmpty() && s.groups().stream().noneMatch(g -> g.replicas().contains("n1"))
-              && s.nodes().stream().anyMatch(n -> n.nodeId().equals("n1") && n.memberState().equals("draining"));
+              && s.nodes().stream().anyMatch(n -> n.nodeId().equals("n1") && n.memberState().equals("draining")
+                  && n.replacedBy().equals("n4"));
         });
         Placement placement = placement(cluster).orElseThrow();
         assertThat(placement.getGroupsList()).as("every group n1 hosted reached its replica on n4")
