@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One node of the meta group's node registry, as a membership verb ({@link NovaClient#addNode},
- * {@link NovaClient#removeNode}, {@link NovaClient#drainNode}) left it. Immutable.
+ * {@link NovaClient#removeNode}, {@link NovaClient#drainNode}, {@link NovaClient#replaceNode}) left it. Immutable.
  *
  * @param nodeId the node's id (never reused once registered)
  * @param raftAddress host:port of its Raft server

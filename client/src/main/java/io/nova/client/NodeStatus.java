@@ -23,10 +23,12 @@ import java.util.OptionalLong;
  *     fences and creations ({@link io.nova.client.errors.InsufficientStorageException}); false when unknown
  * @param memberState its state in the meta group's node registry: "joining", "up", "draining" or "removed";
  *     "" when the answering node has not read the registry yet (or runs a version without one)
+ * @param replacedBy the node receiving this one's replicas when it is being replaced
+ *     ({@link NovaClient#replaceNode}; memberState "draining"), also once it is removed; "" otherwise
  */
 public record NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
         String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow,
-        String memberState) {
+        String memberState, String replacedBy) {
 
     /** Rejects nulls. */
     public NodeStatus {
@@ -38,6 +40,15 @@ public record NodeStatus(String nodeId, String raftAddress, String apiAddress, b
         Objects.requireNonNull(dataBytes, "dataBytes");
         Objects.requireNonNull(diskFreeBytes, "diskFreeBytes");
         Objects.requireNonNull(memberState, "memberState");
+        Objects.requireNonNull(replacedBy, "replacedBy");
+    }
+
+    /** A node that is not being replaced. */
+    public NodeStatus(String nodeId, String raftAddress, String apiAddress, boolean reachable, boolean up,
+            String version, String httpAddress, OptionalLong dataBytes, OptionalLong diskFreeBytes, boolean diskLow,
+            String memberState) {
+        this(nodeId, raftAddress, apiAddress, reachable, up, version, httpAddress, dataBytes, diskFreeBytes, diskLow,
+                memberState, "");
     }
 
     /** A node whose registry state is not known. */

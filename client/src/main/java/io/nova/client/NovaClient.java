@@ -822,6 +822,33 @@ public final class NovaClient implements AutoCloseable {
         return Protos.memberNode(r.getNode(), r.getPlacementVersion());
     }
 
+    /**
+     * Replaces a lost node (needs {@code cluster-admin}): {@code oldNodeId} becomes draining and the meta
+     * group's leader moves each of its replicas to {@code newNodeId}, a few at a time, in moves that never
+     * contact the old node (the group's other replicas catch the new one up and commit the configuration
+     * without the old). Register the new node first ({@link #addNode}); this registers nothing. Returns at
+     * once; the old node is replaced once {@link #clusterStatus()} places no replica on it, and
+     * {@link #removeNode} then succeeds. The same replace again answers it again. One wire attempt.
+     *
+     * @return the old node as registered now ({@code memberState} "draining")
+     * @throws io.nova.client.errors.NotFoundException for an unknown old or new node id
+     * @throws io.nova.client.errors.InvalidArgumentException for a bad id or the same id twice
+     * @throws io.nova.client.errors.MembershipRefusedException when the old node is joining, removed or being
+     *     replaced by another node, the new one is not up or hosts a group of the old one's, a group of the old
+     *     node has a move into it or into the new node from elsewhere, or a group would keep too few replicas on
+     *     nodes not being replaced to commit its move ({@code groups()} names the groups)
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public MemberNode replaceNode(String oldNodeId, String newNodeId) {
+        checkOpen();
+        io.nova.proto.v1.ReplaceNodeRequest request = io.nova.proto.v1.ReplaceNodeRequest.newBuilder()
+                .setOldNodeId(Objects.requireNonNull(oldNodeId, "oldNodeId"))
+                .setNewNodeId(Objects.requireNonNull(newNodeId, "newNodeId")).build();
+        io.nova.proto.v1.ReplaceNodeResponse r = Blocking.await(call(CallInfo.of("ReplaceNode", oldNodeId,
+                CallKind.WRITE), e -> control(e).replaceNode(request)));
+        return Protos.memberNode(r.getNode(), r.getPlacementVersion());
+    }
+
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
     @Override
     public void close() {

@@ -11,13 +11,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica} and
- * {@code drain-node}.
+ * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica},
+ * {@code drain-node} and {@code replace-node}.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Inspect the cluster, even out its leaders, register, drain and remove nodes, move replicas.",
+    description = "Inspect the cluster, even out its leaders, register, drain, replace and remove nodes, move "
+        + "replicas.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
-        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class})
+        ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class,
+        ClusterCommand.ReplaceNode.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -194,13 +196,51 @@ public final class ClusterCommand implements Runnable {
     protected int run(NovaClient client) throws Exception {
       MemberNode node = client.drainNode(id);
       Output.line(main().out(), json.on() ? json(node) : describe(node));
-      return wait.afterAnswer(client, node.placementVersion(), s -> s.moves().stream()
-          .noneMatch(m -> m.fromNode().equals(id)) && s.groups().stream()
-          .noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id)), "draining node " + id, err(),
+      return wait.afterAnswer(client, node.placementVersion(), hostsNothing(id), "draining node " + id, err(),
           version -> json.print(main().out(), JsonOption.object().put("node_id", id).put("drained", true)
               .put("placement_version", version), "node " + id + " drained: it hosts no replica and leads no"
               + " group, placement version " + version));
     }
+  }
+
+  @Command(name = "replace-node", mixinStandardHelpOptions = true,
+      description = {"Replace a lost node (docs/operations.md, Replacing a dead node): OLD becomes draining and "
+          + "the meta group's leader moves each of its replicas to NEW, a few at a time, in moves that never "
+          + "contact OLD (the other replicas of each group catch NEW up and commit the change without OLD). "
+          + "Register NEW first (add-node). Once OLD hosts nothing, remove-node OLD succeeds.",
+          "Refused, changing nothing: an unknown OLD or NEW, OLD equal to NEW, NEW not up or already hosting a "
+          + "group of OLD's, OLD joining, removed or replaced by another node, or a group of OLD's that would "
+          + "keep too few replicas on nodes not being replaced to commit its move. The same replace again "
+          + "answers it again."})
+  public static final class ReplaceNode extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "OLD", description = "The lost node's id.")
+    String oldId;
+
+    @picocli.CommandLine.Parameters(index = "1", paramLabel = "NEW",
+        description = "The id of the registered, up node that takes its replicas.")
+    String newId;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      MemberNode node = client.replaceNode(oldId, newId);
+      Output.line(main().out(), json.on() ? json(node) : describe(node) + "; its replicas move to " + newId);
+      return wait.afterAnswer(client, node.placementVersion(), hostsNothing(oldId), "replacing node " + oldId
+          + " by " + newId, err(), version -> json.print(main().out(), JsonOption.object().put("node_id", oldId)
+              .put("replaced_by", newId).put("replaced", true).put("placement_version", version), "node " + oldId
+              + " replaced by " + newId + ": it hosts no replica and leads no group, placement version " + version
+              + "; remove it with nova cluster remove-node " + oldId));
+    }
+  }
+
+  /** Whether a status shows node {@code id} hosting nothing: no move from it, no replica on it, no group led by it. */
+  static java.util.function.Predicate<ClusterStatus> hostsNothing(String id) {
+    return s -> s.moves().stream().noneMatch(m -> m.fromNode().equals(id))
+        && s.groups().stream().noneMatch(g -> g.replicas().contains(id) || g.leader().equals(id));
   }
 
   /** The node as one JSON object: node_id, raft_address, api_address, http_address, member_state, placement_version. */

@@ -43,6 +43,7 @@ final class ClusterStatusFormat {
       putOptional(no, "disk_free_bytes", n.diskFreeBytes());
       no.put("disk_low", n.diskLow());
       no.put("member_state", n.memberState());
+      no.put("replaced_by", n.replacedBy());
     }
     ArrayNode moves = root.putArray("moves");
     for (ReplicaMove m : status.moves()) {
@@ -190,12 +191,14 @@ final class ClusterStatusFormat {
   /**
    * {@code up}; {@code low-disk} when it is up but its data volume is below its reserve (its leaders refuse
    * appends, fences and creations); {@code down}; {@code raft-only} when its Raft port answers but its API
-   * does not; followed by {@code /joining}, {@code /draining} or {@code /removed} when the node registry says so.
+   * does not; followed by {@code /joining}, {@code /draining} or {@code /removed} when the node registry says so,
+   * and {@code ->NEW} when it is being replaced by node NEW.
    */
   static String nodeState(NodeStatus n) {
     String state = n.up() ? (n.diskLow() ? "low-disk" : "up") : n.reachable() ? "raft-only" : "down";
     // A registry state other than "up" (joining, draining, removed) is what an operator acts on: shown beside it.
-    return n.memberState().isEmpty() || n.memberState().equals("up") ? state : state + "/" + n.memberState();
+    String member = n.memberState().isEmpty() || n.memberState().equals("up") ? state : state + "/" + n.memberState();
+    return n.replacedBy().isEmpty() ? member : member + "->" + n.replacedBy();
   }
 
   /** Where the nodes and groups shown come from: the meta group's placement, by version, when read. */

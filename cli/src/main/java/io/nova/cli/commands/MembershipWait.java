@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --wait} and {@code --wait-timeout}, mixed into the membership verbs whose work goes on after the
- * answer ({@code move-replica}, {@code drain-node}): polls {@code cluster status} every {@link #POLL_INTERVAL} until
+ * answer ({@code move-replica}, {@code drain-node}, {@code replace-node}): polls {@code cluster status} every {@link #POLL_INTERVAL} until
  * the verb's work is done or the timeout passes. A status call that fails (the meta group electing while
  * its own replica moves, say) is retried at the next poll, within the same timeout. Not thread-safe (one
  * command's options).

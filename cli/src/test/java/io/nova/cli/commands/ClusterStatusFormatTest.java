@@ -47,7 +47,7 @@ class ClusterStatusFormatTest {
     JsonNode n2 = json.get("nodes").get(1);
     assertThat(n2.fieldNames()).toIterable()
         .containsExactly("node_id", "raft_address", "api_address", "http_address", "reachable", "up", "version",
-            "leaders", "data_bytes", "disk_free_bytes", "disk_low", "member_state");
+            "leaders", "data_bytes", "disk_free_bytes", "disk_low", "member_state", "replaced_by");
     assertThat(n2.get("disk_free_bytes").isNull()).isTrue();
     assertThat(n2.get("disk_low").asBoolean()).isFalse();
     assertThat(n2.get("up").asBoolean()).isFalse();
@@ -152,6 +152,16 @@ class ClusterStatusFormatTest {
     JsonNode n2 = ClusterStatusFormat.json(lowDisk).get("nodes").get(1);
     assertThat(n2.get("disk_low").asBoolean()).isTrue();
     assertThat(n2.get("disk_free_bytes").asLong()).isEqualTo(12L << 20);
+  }
+
+  @Test
+  void aNodeBeingReplacedShowsItsReplacementAfterItsState() {
+    NodeStatus replaced = new NodeStatus("n1", "h:7801", "h:7701", false, false, "", "h:7901", OptionalLong.empty(),
+        OptionalLong.empty(), false, "draining", "n4");
+    assertThat(ClusterStatusFormat.nodeState(replaced)).isEqualTo("down/draining->n4");
+    NodeStatus drained = new NodeStatus("n2", "h:7802", "h:7702", true, true, "1.0.0", "h:7902",
+        OptionalLong.empty(), OptionalLong.empty(), false, "draining");
+    assertThat(ClusterStatusFormat.nodeState(drained)).isEqualTo("up/draining");
   }
 
   @Test

@@ -194,7 +194,8 @@ public final class Protos {
         List<NodeStatus> nodes = r.getNodesList().stream()
                 .map(n -> new NodeStatus(n.getNodeId(), n.getRaftAddress(), n.getApiAddress(), n.getReachable(),
                         n.getUp(), n.getVersion(), n.getHttpAddress(), optional(n.hasDataBytes(), n.getDataBytes()),
-                        optional(n.hasDiskFreeBytes(), n.getDiskFreeBytes()), n.getDiskLow(), n.getMemberState()))
+                        optional(n.hasDiskFreeBytes(), n.getDiskFreeBytes()), n.getDiskLow(), n.getMemberState(),
+                        n.getReplacedBy()))
                 .toList();
         List<GroupStatus> groups = r.getGroupsList().stream()
                 .map(g -> new GroupStatus(g.getName(), g.getGroupId(), g.getReplicasList(), g.getLeader(),

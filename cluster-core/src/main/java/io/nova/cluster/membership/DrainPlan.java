@@ -23,7 +23,9 @@ import java.util.Set;
  * <ul>
  *   <li>For each DRAINING node (registry order) and each group with a replica on it and no move in
  *       progress: one move to the least-loaded UP node not hosting the group (a replica or a learner of it),
- *       ties by node id. Load is the groups a node hosts, the moves begun in this plan included.
+ *       ties by node id. Load is the groups a node hosts, the moves begun in this plan included. A node
+ *       being replaced (replace-node: {@code replaced_by} set) moves every replica to its replacement
+ *       instead, and none while the replacement is not UP or hosts the group.
  *   <li>Shard groups before the meta group: the driver records every step in the meta group, so moving it
  *       last keeps that group's configuration still while the others move.
  *   <li>At most one move per group (the placement allows no more) and at most {@code movesMax} moves in
@@ -73,7 +75,7 @@ public final class DrainPlan {
         if (!group.getReplicasList().contains(node.getNodeId()) || moving.contains(group.getName())) {
           continue;
         }
-        Optional<String> target = target(group, load);
+        Optional<String> target = target(group, node.getReplacedBy(), load);
         if (target.isPresent()) {
           begins.add(BeginReplicaMoveCommand.newBuilder().setGroup(group.getName()).setFromNode(node.getNodeId())
               .setToNode(target.get()).build());
@@ -98,10 +100,15 @@ public final class DrainPlan {
     return load;
   }
 
-  /** The least-loaded UP node hosting neither a replica nor a learner of {@code group}; ties by node id. */
-  private static Optional<String> target(PlacedGroup group, Map<String, Integer> load) {
+  /**
+   * The UP node hosting neither a replica nor a learner of {@code group} that receives the draining node's
+   * replica: {@code replacedBy} when set (replace-node names it; empty when it cannot take the group now),
+   * else the least-loaded, ties by node id.
+   */
+  private static Optional<String> target(PlacedGroup group, String replacedBy, Map<String, Integer> load) {
     return load.keySet().stream()
         .filter(id -> !group.getReplicasList().contains(id) && !group.getLearnersList().contains(id))
+        .filter(id -> replacedBy.isEmpty() || id.equals(replacedBy))
         .min(Comparator.<String>comparingInt(load::get).thenComparing(Comparator.naturalOrder()));
   }
 }

@@ -19,10 +19,13 @@ import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,13 +52,18 @@ import org.slf4j.LoggerFactory;
  * ({@code AdvanceReplicaMove}).
  *
  * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
- * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once). Then, for each move in the placement (read from
- * this node's meta replica, which leads, so holds every committed entry): reads the group's configuration
- * from its leader ({@link GroupViews}), asks
- * {@link MoveStepPlan} what to do, and does exactly one action: a meta entry recording the next step, one
+ * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement. Then, for
+ * each move in the placement (read from this node's meta replica, which leads, so holds every committed
+ * entry): reads the group's configuration from its leader ({@link GroupViews}), asks {@link MoveStepPlan}
+ * what to do, and does exactly one action: a meta entry recording the next step, one
  * configuration change, one leadership transfer, or nothing. A failed action is logged and decided afresh
  * by the next pass from the configuration it then reads, so a crash or a lost reply at any point is
  * resumed without skipping or repeating a transition.
+ *
+ * <p>No step needs a move's source to answer: leadership is moved off it only when it answers as the
+ * leader, and each configuration change commits on a majority. So the nodes being replaced (replace-node:
+ * lost machines) are left out of the calls, and asked for a group's view only when no other replica
+ * answers as its leader.
  *
  * <p>Bounds: one pass at a time, on one thread; each remote call is bounded by the clients
  * {@code clients} builds (request timeout and retries) and a leadership transfer by
@@ -142,11 +150,12 @@ public final class MoveDriver implements AutoCloseable {
       return List.of();
     }
     Placement placement = read.get();
-    beginDrainMoves(placement);
+    Set<String> lost = lost(placement);
+    beginDrainMoves(placement, lost);
     List<Decision> taken = new ArrayList<>();
     for (ReplicaMove move : placement.getMovesList()) {
       try (LogContext.Scope ignored = LogContext.enterGroup(move.getGroup())) {
-        taken.add(drive(placement, move));
+        taken.add(drive(placement, move, lost));
       } catch (IOException | RuntimeException e) {
         LOG.warn("node {}: moving {}'s replica from {} to {} (step {}) failed; the next pass decides again: {}",
             nodeId, move.getGroup(), move.getFromNode(), move.getToNode(), move.getStep(), e.toString());
@@ -156,25 +165,45 @@ public final class MoveDriver implements AutoCloseable {
     return taken;
   }
 
+  /**
+   * The nodes being replaced (replace-node): lost machines, never this one. The driver calls them last and
+   * only when no other replica answers as the group's leader, so no move waits on their timeouts, and a move
+   * off a node whose machine is gone needs only the others (a majority of the group).
+   */
+  private Set<String> lost(Placement placement) {
+    Set<String> lost = new HashSet<>();
+    placement.getNodesList().stream().filter(n -> !n.getReplacedBy().isEmpty() && !n.getNodeId().equals(nodeId))
+        .forEach(n -> lost.add(n.getNodeId()));
+    return lost;
+  }
+
+  /** {@code group} without the peers on {@code lost} nodes, except {@code keep} (the leader just seen). */
+  static RaftGroup without(RaftGroup group, Set<String> lost, Optional<String> keep) {
+    List<RaftPeer> peers = group.getPeers().stream().filter(p -> !lost.contains(p.getId().toString())
+        || keep.equals(Optional.of(p.getId().toString()))).toList();
+    return RaftGroup.valueOf(group.getGroupId(), peers);
+  }
+
   /** Decides and takes one action for {@code move}. */
-  private Decision drive(Placement placement, ReplicaMove move) throws IOException {
+  private Decision drive(Placement placement, ReplicaMove move, Set<String> lost) throws IOException {
     Map<String, RegisteredNode> byId = new HashMap<>();
     placement.getNodesList().forEach(n -> byId.put(n.getNodeId(), n));
     PlacedGroup placed = placement.getGroupsList().stream().filter(g -> g.getName().equals(move.getGroup()))
         .findFirst().orElseThrow(() -> new IllegalStateException("a move of unknown group " + move.getGroup()));
     GroupSpec spec = Placements.withLearners(placed, byId);
-    Optional<GroupView> view = readView(spec.group(), move.getToNode());
+    Optional<GroupView> view = readView(spec.group(), move.getToNode(), lost);
     if (view.isEmpty()) {
       return new Decision.Wait("no replica of " + move.getGroup() + " answered as its leader outside a joint "
           + "configuration");
     }
+    RaftGroup contacted = without(spec.group(), lost, view.get().leader());
     Decision decision = plan.next(move, view.get());
     if (decision instanceof Decision.Record record) {
-      advance(move, record.to());
+      advance(move, record.to(), lost);
     } else if (decision instanceof Decision.SetConfiguration change) {
-      setConfiguration(spec.group(), view.get(), change, byId, move);
+      setConfiguration(contacted, view.get(), change, byId, move);
     } else if (decision instanceof Decision.TransferLeadership transfer) {
-      transferLeadership(spec.group(), transfer.to(), move);
+      transferLeadership(contacted, transfer.to(), move);
     } else if (decision instanceof Decision.Wait wait) {
       LOG.debug("node {}: moving {}'s replica to {} waits: {}", nodeId, move.getGroup(), move.getToNode(),
           wait.why());
@@ -184,9 +213,11 @@ public final class MoveDriver implements AutoCloseable {
     return decision;
   }
 
-  /** The group's view from the replica that answers as its leader; empty when none does. */
-  private Optional<GroupView> readView(RaftGroup group, String targetNodeId) {
-    for (RaftPeer peer : group.getPeers()) {
+  /** The group's view from the replica that answers as its leader, lost nodes asked last; empty when none does. */
+  private Optional<GroupView> readView(RaftGroup group, String targetNodeId, Set<String> lost) {
+    List<RaftPeer> peers = group.getPeers().stream()
+        .sorted(Comparator.comparing(p -> lost.contains(p.getId().toString()))).toList();
+    for (RaftPeer peer : peers) {
       try (RaftClient client = clients.apply(RaftGroup.valueOf(group.getGroupId(), peer))) {
         Optional<GroupView> view = GroupViews.fromLeader(
             client.getGroupManagementApi(peer.getId()).info(group.getGroupId()), targetNodeId);
@@ -204,12 +235,12 @@ public final class MoveDriver implements AutoCloseable {
    * Begins the moves {@link DrainPlan} decides for the draining nodes; they are driven from the next pass
    * on. A refused begin (the placement changed since it was read) is logged and decided again next pass.
    */
-  private void beginDrainMoves(Placement placement) {
+  private void beginDrainMoves(Placement placement, Set<String> lost) {
     for (BeginReplicaMoveCommand begin : DrainPlan.next(placement, DrainPlan.MOVES_CONCURRENT_MAX)) {
       try (LogContext.Scope ignored = LogContext.enterGroup(begin.getGroup())) {
-        writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(begin).build(), "beginning a drain move");
-        LOG.info("node {}: draining {}: moving {}'s replica to {}", nodeId, begin.getFromNode(), begin.getGroup(),
-            begin.getToNode());
+        writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(begin).build(), "beginning a drain move", lost);
+        LOG.info("node {}: {} {}: moving {}'s replica to {}", nodeId, lost.contains(begin.getFromNode())
+            ? "replacing" : "draining", begin.getFromNode(), begin.getGroup(), begin.getToNode());
       } catch (IOException | RuntimeException e) {
         LOG.warn("node {}: draining {}: could not begin moving {}'s replica to {}; the next pass decides again: {}",
             nodeId, begin.getFromNode(), begin.getGroup(), begin.getToNode(), e.toString());
@@ -217,9 +248,10 @@ public final class MoveDriver implements AutoCloseable {
     }
   }
 
-  private void advance(ReplicaMove move, MoveStep to) throws IOException {
+  private void advance(ReplicaMove move, MoveStep to, Set<String> lost) throws IOException {
     writeMeta(MetaCommand.newBuilder().setAdvanceReplicaMove(AdvanceReplicaMoveCommand.newBuilder()
-        .setGroup(move.getGroup()).setFromStep(move.getStep()).setToStep(to)).build(), "advancing the move to " + to);
+        .setGroup(move.getGroup()).setFromStep(move.getStep()).setToStep(to)).build(), "advancing the move to " + to,
+        lost);
     LOG.info("node {}: moving {}'s replica from {} to {}: {} -> {}", nodeId, move.getGroup(), move.getFromNode(),
         move.getToNode(), move.getStep(), to);
   }
@@ -269,9 +301,12 @@ public final class MoveDriver implements AutoCloseable {
     return out;
   }
 
-  /** Sends {@code command} to the meta group; an answer without the placement (a refusal) is an IOException. */
-  private void writeMeta(MetaCommand command, String what) throws IOException {
-    try (RaftClient client = clients.apply(metaGroup.get())) {
+  /**
+   * Sends {@code command} to the meta group, which this node leads, through its replicas but the lost ones; an
+   * answer without the placement (a refusal) is an IOException.
+   */
+  private void writeMeta(MetaCommand command, String what, Set<String> lost) throws IOException {
+    try (RaftClient client = clients.apply(without(metaGroup.get(), lost, Optional.of(nodeId)))) {
       RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(command.toByteArray())));
       MetaResult result = parse(reply);
       if (!result.hasPlacement()) {

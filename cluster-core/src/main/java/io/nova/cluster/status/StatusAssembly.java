@@ -93,14 +93,17 @@ public final class StatusAssembly {
       return status;
     }
     Map<String, String> states = new LinkedHashMap<>();
+    Map<String, String> replacedBy = new LinkedHashMap<>();
     for (RegisteredNode node : placement.get().getNodesList()) {
       states.put(node.getNodeId(), memberState(node));
+      replacedBy.put(node.getNodeId(), node.getReplacedBy());
     }
     GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion())
         .clearMoves();
     placement.get().getMovesList().forEach(move -> b.addMoves(moveStatus(move)));
     for (NodeStatus.Builder node : b.getNodesBuilderList()) {
-      node.setMemberState(states.getOrDefault(node.getNodeId(), ""));
+      node.setMemberState(states.getOrDefault(node.getNodeId(), ""))
+          .setReplacedBy(replacedBy.getOrDefault(node.getNodeId(), ""));
       states.remove(node.getNodeId());
     }
     // Registry entries the layout leaves out (removed nodes) are listed too, after the others, never probed.
@@ -108,7 +111,7 @@ public final class StatusAssembly {
       if (states.containsKey(node.getNodeId())) {
         b.addNodes(NodeStatus.newBuilder().setNodeId(node.getNodeId()).setRaftAddress(node.getRaftAddress())
             .setApiAddress(node.getApiAddress()).setHttpAddress(node.getHttpAddress())
-            .setMemberState(memberState(node)));
+            .setMemberState(memberState(node)).setReplacedBy(node.getReplacedBy()));
       }
     }
     return b.build();

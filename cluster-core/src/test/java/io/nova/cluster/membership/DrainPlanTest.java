@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves which moves a drain begins ({@link DrainPlan}, ADR 0028): shard groups before meta, each to the
  * least-loaded UP node not hosting the group (ties by node id, the plan's own moves counted), one per group,
- * never more than the bound counting moves already running, and none to a draining, joining or removed node.
+ * never more than the bound counting moves already running, and none to a draining, joining or removed node;
+ * a node being replaced (replace-node) moves every replica to its replacement only, and none while that node
+ * is not up or hosts the group.
  */
 class DrainPlanTest {
 
@@ -62,5 +64,33 @@ class DrainPlanTest {
     noTarget.setNodes(4, noTarget.getNodes(4).toBuilder().setState(NodeState.NODE_STATE_JOINING));
     assertThat(DrainPlan.next(noTarget.build(), 2)).isEmpty();
     assertThatThrownBy(() -> DrainPlan.next(noTarget.build(), 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** n1 drains, replaced by {@code by}. */
+  private static Placement.Builder replaced(String by) {
+    Placement.Builder p = cluster(NodeState.NODE_STATE_DRAINING);
+    return p.setNodes(0, p.getNodes(0).toBuilder().setReplacedBy(by));
+  }
+
+  @Test
+  void aReplacedNodesReplicasAllGoToItsReplacementWithinTheBound() {
+    assertThat(DrainPlan.next(replaced("n5").build(), 10)).containsExactly(move("shard-0", "n5"),
+        move("shard-1", "n5"), move("shard-2", "n5"), move("meta", "n5"));
+    assertThat(DrainPlan.next(replaced("n5").build(), 2)).containsExactly(move("shard-0", "n5"),
+        move("shard-1", "n5"));
+  }
+
+  @Test
+  void aReplacementThatIsNotUpOrHostsTheGroupReceivesNothingAndNoOtherNodeStandsIn() {
+    Placement.Builder down = replaced("n5");
+    down.setNodes(4, down.getNodes(4).toBuilder().setState(NodeState.NODE_STATE_DRAINING));
+    assertThat(DrainPlan.next(down.build(), 10)).isEmpty();
+
+    Placement.Builder hosting = replaced("n5");
+    hosting.setGroups(1, hosting.getGroups(1).toBuilder().addLearners("n5"));
+    hosting.addMoves(ReplicaMove.newBuilder().setGroup("shard-0").setFromNode("n2").setToNode("n5")
+        .setStep(MoveStep.MOVE_STEP_PLANNED));
+    assertThat(DrainPlan.next(hosting.build(), 10)).containsExactly(move("shard-1", "n5"), move("shard-2", "n5"),
+        move("meta", "n5"));
   }
 }

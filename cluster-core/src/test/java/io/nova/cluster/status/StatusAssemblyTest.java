@@ -169,13 +169,15 @@ class StatusAssemblyTest {
         .build();
     io.nova.proto.internal.Placement placement = io.nova.proto.internal.Placement.newBuilder().setVersion(42)
         .addNodes(registered("n1", io.nova.proto.internal.NodeState.NODE_STATE_UP))
-        .addNodes(registered("n9", io.nova.proto.internal.NodeState.NODE_STATE_REMOVED))
+        .addNodes(registered("n9", io.nova.proto.internal.NodeState.NODE_STATE_REMOVED).toBuilder()
+            .setReplacedBy("n4"))
         .addNodes(registered("n4", io.nova.proto.internal.NodeState.NODE_STATE_JOINING))
         .build();
     GetClusterStatusResponse with = StatusAssembly.withPlacement(status, java.util.Optional.of(placement));
     assertThat(with.getPlacementVersion()).isEqualTo(42);
     assertThat(with.getNodesList()).extracting(n -> n.getNodeId() + "=" + n.getMemberState() + "/" + n.getUp())
         .containsExactly("n1=up/true", "n4=joining/false", "n9=removed/false");
+    assertThat(with.getNodesList()).extracting(io.nova.proto.v1.NodeStatus::getReplacedBy).containsExactly("", "", "n4");
     assertThat(with.getNodes(2).getRaftAddress()).isEqualTo("h:r-n9");
     assertThat(StatusAssembly.withPlacement(status, java.util.Optional.empty())).isEqualTo(status);
   }

@@ -171,7 +171,7 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   }
 
   /**
-   * Serves AddNode, RemoveNode, MoveReplica and DrainNode with {@code membership}; without it (the default) they answer
+   * Serves AddNode, RemoveNode, MoveReplica, DrainNode and ReplaceNode with {@code membership}; without it (the default) they answer
    * UNIMPLEMENTED. Call before the service is added to a server.
    *
    * @return this
@@ -203,6 +203,12 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void drainNode(io.nova.proto.v1.DrainNodeRequest request,
       StreamObserver<io.nova.proto.v1.DrainNodeResponse> observer) {
     serveMembership("DrainNode", request, observer, super::drainNode, m -> m.drainNode(request));
+  }
+
+  @Override
+  public void replaceNode(io.nova.proto.v1.ReplaceNodeRequest request,
+      StreamObserver<io.nova.proto.v1.ReplaceNodeResponse> observer) {
+    serveMembership("ReplaceNode", request, observer, super::replaceNode, m -> m.replaceNode(request));
   }
 
   /** Serves a membership verb with {@link #membership}, or as the generated base does (UNIMPLEMENTED) without it. */

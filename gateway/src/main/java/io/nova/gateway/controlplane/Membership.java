@@ -14,6 +14,7 @@ import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.RegisterNodeCommand;
 import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.internal.RemoveNodeCommand;
+import io.nova.proto.internal.ReplaceNodeCommand;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.v1.AddNodeRequest;
 import io.nova.proto.v1.AddNodeResponse;
@@ -22,6 +23,8 @@ import io.nova.proto.v1.DrainNodeResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
 import io.nova.proto.v1.MoveReplicaRequest;
 import io.nova.proto.v1.MoveReplicaResponse;
+import io.nova.proto.v1.ReplaceNodeRequest;
+import io.nova.proto.v1.ReplaceNodeResponse;
 import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.RemoveNodeRequest;
 import io.nova.proto.v1.RemoveNodeResponse;
@@ -37,7 +40,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The membership verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode},
- * {@code RemoveNode}, {@code MoveReplica} and {@code DrainNode}, each one meta-log entry whose checks run at
+ * {@code RemoveNode}, {@code MoveReplica}, {@code DrainNode} and {@code ReplaceNode}, each one meta-log entry whose checks run at
  * apply, so a refusal changes nothing and
  * two racing calls are ordered by the log. Thread-safe; each call blocks while the meta group (and, for
  * AddNode, the new node) answers.
@@ -141,6 +144,28 @@ public final class Membership {
     Placement placement = writeMeta(MetaCommand.newBuilder()
         .setDrainNode(DrainNodeCommand.newBuilder().setNodeId(request.getNodeId())));
     return DrainNodeResponse.newBuilder().setNode(status(placement, request.getNodeId()))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Replaces a lost node: the old one becomes DRAINING with the new one as its replacement, and the meta
+   * leader's move driver moves each of its replicas to the new one without contacting the old. The new node
+   * is not registered here: add it first ({@link #addNode}). The same replace again answers it unchanged.
+   *
+   * @return the old node as registered now ({@code member_state} "draining") and the placement version
+   * @throws GatewayException INVALID_ARGUMENT for a bad id or the same id twice; NOT_FOUND for an unknown old
+   *     or new node; FAILED_PRECONDITION (MembershipRefused, naming the groups where there are some) when the
+   *     old node is joining, removed or replaced by another, the new one is not up or hosts a group of the old
+   *     one's, a group has a move into the old node or into the new one from elsewhere, or a group would keep
+   *     too few replicas on nodes not being replaced to commit its move; UNAVAILABLE as addNode
+   */
+  public ReplaceNodeResponse replaceNode(ReplaceNodeRequest request) {
+    PlacementRules.replaceError(request.getOldNodeId(), request.getNewNodeId()).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    Placement placement = writeMeta(MetaCommand.newBuilder().setReplaceNode(ReplaceNodeCommand.newBuilder()
+        .setOldNodeId(request.getOldNodeId()).setNewNodeId(request.getNewNodeId())));
+    return ReplaceNodeResponse.newBuilder().setNode(status(placement, request.getOldNodeId()))
         .setPlacementVersion(placement.getVersion()).build();
   }
 

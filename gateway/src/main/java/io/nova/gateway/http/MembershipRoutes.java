@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * {@code /v1/cluster/nodes} and {@code /v1/cluster/moves}: the membership verbs over HTTP (docs/http-api.md,
- * Membership), served by the same {@link Membership} as the gRPC AddNode, RemoveNode, DrainNode and
- * MoveReplica. No route claims an access level, so with access tokens on they need {@code cluster-admin} (the
+ * Membership), served by the same {@link Membership} as the gRPC AddNode, RemoveNode, DrainNode,
+ * ReplaceNode and MoveReplica. No route claims an access level, so with access tokens on they need {@code cluster-admin} (the
  * fail-closed default). Stateless and thread-safe.
  *
  * <ul>
@@ -21,6 +21,8 @@ import java.util.Set;
  *       "http_address"}}: 201 with the node as registered ({@code member_state} "up" or "joining").
  *   <li>{@code DELETE /v1/cluster/nodes/{node_id}}: 200 with the node ({@code member_state} "removed").
  *   <li>{@code POST /v1/cluster/nodes/{node_id}/drain}: 200 with the node ({@code member_state} "draining").
+ *   <li>{@code POST /v1/cluster/nodes/{node_id}/replace} with {@code {"new_node_id"}}: 200 with the replaced
+ *       node ({@code member_state} "draining"); as a drain, its moves go on after the answer.
  *   <li>{@code POST /v1/cluster/moves} with {@code {"group", "from", "to"}}: 202 (the move goes on after the
  *       answer) with {@code group, from, to, step, placement_version}.
  * </ul>
@@ -43,6 +45,7 @@ public final class MembershipRoutes implements HttpRoutes {
     routes.post("/v1/cluster/nodes", this::add);
     routes.delete("/v1/cluster/nodes/{node_id}", this::remove);
     routes.post("/v1/cluster/nodes/{node_id}/drain", this::drain);
+    routes.post("/v1/cluster/nodes/{node_id}/replace", this::replace);
     routes.post("/v1/cluster/moves", this::move);
   }
 
@@ -63,6 +66,14 @@ public final class MembershipRoutes implements HttpRoutes {
     QueryParams.of(ctx, Set.of());
     var drained = membership.drainNode(DrainNodeRequest.newBuilder().setNodeId(ctx.pathParam("node_id")).build());
     Json.respond(ctx, 200, node(drained.getNode(), drained.getPlacementVersion()));
+  }
+
+  private void replace(Context ctx) {
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
+    QueryParams.of(ctx, Set.of());
+    var replaced = membership.replaceNode(Json.parse(body, RequestBodies.ReplaceNode.class)
+        .toProto(ctx.pathParam("node_id")));
+    Json.respond(ctx, 200, node(replaced.getNode(), replaced.getPlacementVersion()));
   }
 
   private void move(Context ctx) {

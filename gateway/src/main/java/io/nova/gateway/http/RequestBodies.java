@@ -80,6 +80,14 @@ public final class RequestBodies {
     }
   }
 
+  /** {@code POST /v1/cluster/nodes/{node_id}/replace}: the registered node that takes the lost one's replicas. */
+  record ReplaceNode(String newNodeId) {
+    io.nova.proto.v1.ReplaceNodeRequest toProto(String oldNodeId) {
+      return io.nova.proto.v1.ReplaceNodeRequest.newBuilder().setOldNodeId(oldNodeId)
+          .setNewNodeId(required(newNodeId, "new_node_id")).build();
+    }
+  }
+
   /** {@code POST /v1/basins/{basin}/streams}, with an optional configuration over the basin's defaults. */
   record CreateStream(String stream, Config config) {
     String checkedStream() {

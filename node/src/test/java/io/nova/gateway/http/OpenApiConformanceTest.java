@@ -245,13 +245,15 @@ class OpenApiConformanceTest {
   /**
    * The membership routes, ordered so that each answer's precondition holds when it is called: draining n1
    * is refused while no node is spare, then the spares n4 and n5 are registered up; n5 (hosting nothing) is
-   * drained and removed; moves are refused, and the last one, shard-0 from n1 to n4, is begun (it runs on
+   * drained, replaced by n4 (which moves nothing) and removed; replacing n1 by a node hosting its groups is
+   * refused; moves are refused, and the last one, shard-0 from n1 to n4, is begun (it runs on
    * while the remaining cases, which do not read this cluster's data, are called).
    */
   private List<Case> membershipCases(String tooLarge) {
     String nodes = "/v1/cluster/nodes";
     String node = nodes + "/{node_id}";
     String drain = node + "/drain";
+    String replace = node + "/replace";
     String moves = "/v1/cluster/moves";
     List<Case> c = new ArrayList<>();
     // The first placement is seeded a poll interval after the meta group elects: until then, 503.
@@ -266,6 +268,13 @@ class OpenApiConformanceTest {
     }
     c.add(new Case("POST", nodes, 409, () -> http.post(nodes, registerBody(spares.get(1)))));
     c.add(new Case("POST", drain, 200, () -> http.post(nodes + "/n5/drain", "")));
+    c.add(new Case("POST", replace, 400, () -> http.post(nodes + "/n5/replace", "{}")));
+    c.add(new Case("POST", replace, 413, () -> http.post(nodes + "/n5/replace", tooLarge)));
+    c.add(new Case("POST", replace, 415, () -> http.post(nodes + "/n5/replace", replaceBody("n4"), BROTLI)));
+    c.add(new Case("POST", replace, 404, () -> http.post(nodes + "/n9/replace", replaceBody("n4"))));
+    c.add(new Case("POST", replace, 409, () -> http.post(nodes + "/n1/replace", replaceBody("n2"))));
+    // n5 hosts nothing, so replacing it by n4 moves nothing and leaves it removable.
+    c.add(new Case("POST", replace, 200, () -> http.post(nodes + "/n5/replace", replaceBody("n4"))));
     c.add(new Case("DELETE", node, 200, () -> http.delete(nodes + "/n5")));
     c.add(new Case("DELETE", node, 404, () -> http.delete(nodes + "/n9")));
     c.add(new Case("DELETE", node, 409, () -> http.delete(nodes + "/n1")));
@@ -283,6 +292,10 @@ class OpenApiConformanceTest {
         .filter(a -> a.id().equals(spare.node().config().nodeId())).findFirst().orElseThrow();
     return "{\"node_id\":\"" + self.id() + "\",\"raft_address\":\"" + self.raftAddress() + "\",\"api_address\":\""
         + self.apiAddress() + "\",\"http_address\":\"" + self.httpAddress() + "\"}";
+  }
+
+  private static String replaceBody(String newNodeId) {
+    return "{\"new_node_id\":\"" + newNodeId + "\"}";
   }
 
   private static String moveBody(String group, String from, String to) {

@@ -7,16 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
 import io.nova.client.NovaClient;
-import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
 import io.nova.client.errors.MembershipRefusedException;
 import io.nova.client.errors.NotFoundException;
-import io.nova.cluster.node.NovaNode;
 import io.nova.node.NovaServer;
 import io.nova.node.testing.LocalCluster;
 import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
-import io.nova.proto.v1.StreamInfo;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,13 +22,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.ratis.protocol.RaftGroupId;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,27 +56,14 @@ class DrainNodeTest {
       }
 
       try (NovaServer node4 = Replicas.addAndStart(client, cluster.spareConfig("n4"), Replicas.TUNING)) {
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger failures = new AtomicInteger();
-        Thread writer = new Thread(() -> Replicas.write(client, streams, acked, stop, failures), "drain-test-writer");
-        writer.start();
-        try {
-          Awaitility.await().atMost(SETTLE).until(() -> total(acked) >= 20);
+        int failures = Replicas.whileWriting(client, streams, acked, () -> {
+          Replicas.awaitAcked(acked, 20, SETTLE);
           MemberNode draining = client.drainNode("n1");
           assertThat(draining.memberState()).isEqualTo("draining");
           assertThat(client.drainNode("n1").memberState()).as("a repeat is answered unchanged").isEqualTo("draining");
-          Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Optional<Placement> p = placement(cluster);
-            return p.isPresent() && p.get().getMovesCount() == 0 && p.get().getGroupsList().stream()
-                .noneMatch(g -> g.getReplicasList().contains("n1") || g.getLearnersList().contains("n1"));
-          });
-          int atDone = total(acked);
-          Awaitility.await().atMost(SETTLE).until(() -> total(acked) >= atDone + 20);
-        } finally {
-          stop.set(true);
-          writer.join(TimeUnit.SECONDS.toMillis(60));
-        }
-        assertThat(writer.isAlive()).isFalse();
+          Replicas.awaitHostsNothing(cluster, "n1", SETTLE);
+          Replicas.awaitAcked(acked, 20, SETTLE);
+        });
 
         Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(500)).until(() -> {
           ClusterStatus s = client.clusterStatus();
@@ -95,20 +73,12 @@ class DrainNodeTest {
         });
         Placement placement = placement(cluster).orElseThrow();
         assertThat(placement.getGroupsList()).allSatisfy(g -> assertThat(g.getReplicasList()).contains("n4"));
-        Map<String, NovaNode> nodes = Map.of("n2", cluster.server("n2").node(), "n3", cluster.server("n3").node(),
-            "n4", node4.node());
-        for (StreamAddress stream : streams) {
-          List<SequencedRecord> read = Replicas.checkThroughSdk(client, stream, acked.get(stream));
-          StreamInfo info = Replicas.streamInfo(cluster, stream);
-          PlacedGroup group = Replicas.group(placement, "shard-" + info.getShard());
-          for (String replica : group.getReplicasList()) {
-            Replicas.checkLocalReplica(nodes.get(replica), groupId(group), info.getStreamId(), read, SETTLE);
-          }
-        }
+        Replicas.checkEveryReplica(cluster, client, placement, acked, Map.of("n2", cluster.server("n2").node(),
+            "n3", cluster.server("n3").node(), "n4", node4.node()), SETTLE);
         // n1's replicas: no configuration counts them any more, so its reconciler deletes each.
         Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
           for (PlacedGroup g : placement.getGroupsList()) {
-            if (Replicas.runs(cluster.server("n1").node(), groupId(g))) {
+            if (Replicas.runs(cluster.server("n1").node(), Replicas.groupId(g))) {
               return false;
             }
           }
@@ -120,7 +90,7 @@ class DrainNodeTest {
         for (StreamAddress stream : streams) {
           Replicas.checkThroughSdk(client, stream, acked.get(stream));
         }
-        System.out.println("DrainNodeTest: " + total(acked) + " records acknowledged, " + failures.get()
+        System.out.println("DrainNodeTest: " + Replicas.total(acked) + " records acknowledged, " + failures
             + " appends failed");
       }
     }
@@ -158,13 +128,5 @@ class DrainNodeTest {
 
   private static HttpResponse<String> post(String url, String body) throws Exception {
     return MembershipTest.http(HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.ofString(body)));
-  }
-
-  private static RaftGroupId groupId(PlacedGroup group) {
-    return RaftGroupId.valueOf(UUID.fromString(group.getGroupId()));
-  }
-
-  private static int total(Map<StreamAddress, Map<Long, String>> acked) {
-    return acked.values().stream().mapToInt(Map::size).sum();
   }
 }

@@ -123,6 +123,40 @@ final class Replicas {
     }
   }
 
+  /** A step of a test that may throw. */
+  @FunctionalInterface
+  interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code during} while a writer thread ({@link #write}) appends to {@code streams}, then stops the
+   * writer and waits for it (at most 60 s, asserting it ended).
+   *
+   * @return how many appends failed
+   */
+  static int whileWriting(NovaClient client, List<StreamAddress> streams, Map<StreamAddress, Map<Long, String>> acked,
+      Step during) throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger failures = new AtomicInteger();
+    Thread writer = new Thread(() -> write(client, streams, acked, stop, failures), "test-writer");
+    writer.start();
+    try {
+      during.run();
+    } finally {
+      stop.set(true);
+      writer.join(TimeUnit.SECONDS.toMillis(60));
+    }
+    assertThat(writer.isAlive()).isFalse();
+    return failures.get();
+  }
+
+  /** Waits until {@code acked} holds {@code more} records more than it does now. */
+  static void awaitAcked(Map<StreamAddress, Map<Long, String>> acked, int more, Duration settle) {
+    int now = total(acked);
+    Awaitility.await().atMost(settle).until(() -> total(acked) >= now + more);
+  }
+
   /**
    * Through the SDK: the stream holds {@code tail} records, dense from 0, each acknowledged one at its seq_num.
    *
@@ -157,6 +191,45 @@ final class Replicas {
       assertThat(onReplica.get(i).getSeqNum()).as("dense on %s", node.config().nodeId()).isEqualTo(i);
       assertThat(onReplica.get(i).getBody().toStringUtf8()).isEqualTo(read.get(i).bodyUtf8());
     }
+  }
+
+  /**
+   * Waits until the meta group's placement has no move in progress and no group places a replica or a
+   * learner on {@code nodeId}.
+   */
+  static void awaitHostsNothing(LocalCluster cluster, String nodeId, Duration settle) {
+    Awaitility.await().atMost(settle).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Optional<Placement> p = placement(cluster);
+      return p.isPresent() && p.get().getMovesCount() == 0 && p.get().getGroupsList().stream()
+          .noneMatch(g -> g.getReplicasList().contains(nodeId) || g.getLearnersList().contains(nodeId));
+    });
+  }
+
+  /**
+   * For each of {@code streams}: through the SDK ({@link #checkThroughSdk}) and on every replica of its group
+   * in {@code placement}, read from that replica's own state ({@link #checkLocalReplica}); {@code nodes} holds
+   * every node hosting one.
+   */
+  static void checkEveryReplica(LocalCluster cluster, NovaClient client, Placement placement,
+      Map<StreamAddress, Map<Long, String>> acked, Map<String, NovaNode> nodes, Duration settle) throws Exception {
+    for (StreamAddress stream : acked.keySet()) {
+      List<SequencedRecord> read = checkThroughSdk(client, stream, acked.get(stream));
+      io.nova.proto.v1.StreamInfo info = streamInfo(cluster, stream);
+      PlacedGroup group = group(placement, "shard-" + info.getShard());
+      for (String replica : group.getReplicasList()) {
+        checkLocalReplica(nodes.get(replica), groupId(group), info.getStreamId(), read, settle);
+      }
+    }
+  }
+
+  /** The Ratis group id of a placed group. */
+  static RaftGroupId groupId(PlacedGroup group) {
+    return RaftGroupId.valueOf(java.util.UUID.fromString(group.getGroupId()));
+  }
+
+  /** How many records {@code acked} holds over all its streams. */
+  static int total(Map<StreamAddress, Map<Long, String>> acked) {
+    return acked.values().stream().mapToInt(Map::size).sum();
   }
 
   /** Whether {@code node}'s Raft server still runs a replica of {@code group}. */

@@ -12,6 +12,7 @@ import io.nova.proto.internal.AdvanceReplicaMoveCommand;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
 import io.nova.proto.internal.MoveStep;
 import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.ReplaceNodeCommand;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
@@ -162,6 +163,8 @@ public final class MetaState {
         return advanceReplicaMove(command.getAdvanceReplicaMove(), logIndex);
       case DRAIN_NODE:
         return drainNode(command.getDrainNode().getNodeId(), logIndex);
+      case REPLACE_NODE:
+        return replaceNode(command.getReplaceNode(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -411,6 +414,55 @@ public final class MetaState {
       }
       return placementChanged(drained.toBuilder(), logIndex);
     });
+  }
+
+  /**
+   * Replaces lost node OLD by registered UP node NEW: OLD becomes DRAINING with {@code replaced_by} NEW, and
+   * the move driver moves each of its replicas to NEW ({@code DrainPlan}). The same replace again answers the
+   * placement unchanged. Refused, changing nothing: UNAVAILABLE before a placement is seeded; NOT_FOUND for
+   * an unknown OLD or NEW; FAILED_PRECONDITION (MembershipRefused) when OLD is joining, removed or replaced by
+   * another node, NEW is not UP, or, naming the groups, {@link PlacementRules#replaceBlockers} finds a group
+   * of OLD's that NEW cannot take over (NEW is equal to OLD already refused as INVALID_ARGUMENT).
+   */
+  private Applied replaceNode(ReplaceNodeCommand replace, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    String oldId = replace.getOldNodeId();
+    String newId = replace.getNewNodeId();
+    Optional<Integer> oldIndex = nodeIndex(oldId);
+    if (oldIndex.isEmpty()) {
+      return refused(Errors.notFound("node", oldId));
+    }
+    Optional<Integer> newIndex = nodeIndex(newId);
+    if (newIndex.isEmpty()) {
+      return refused(Errors.notFound("node", newId));
+    }
+    RegisteredNode old = placement.getNodes(oldIndex.get());
+    if (old.getState() == NodeState.NODE_STATE_DRAINING && old.getReplacedBy().equals(newId)) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    String refusal = old.getState() != NodeState.NODE_STATE_UP && old.getState() != NodeState.NODE_STATE_DRAINING
+        ? "node " + oldId + " is " + stateName(old.getState()) + ", so it hosts nothing to replace"
+        : !old.getReplacedBy().isEmpty() ? "node " + oldId + " is being replaced by " + old.getReplacedBy()
+            + " already"
+        : placement.getNodes(newIndex.get()).getState() != NodeState.NODE_STATE_UP ? "node " + newId + " is "
+            + stateName(placement.getNodes(newIndex.get()).getState()) + ", not up (register it first: nova"
+            + " cluster add-node)"
+        : null;
+    if (refusal != null) {
+      return refused(Errors.membershipRefused(oldId, List.of(), "cannot replace node " + oldId + " by " + newId
+          + ": " + refusal + "; nothing was changed"));
+    }
+    Map<String, String> blockers = PlacementRules.replaceBlockers(placement, oldId, newId);
+    if (!blockers.isEmpty()) {
+      List<String> why = new java.util.ArrayList<>();
+      blockers.forEach((group, reason) -> why.add(group + ": " + reason));
+      return refused(Errors.membershipRefused(oldId, List.copyOf(blockers.keySet()), "cannot replace node "
+          + oldId + " by " + newId + ": " + String.join("; ", why) + "; nothing was changed"));
+    }
+    return placementChanged(placement.toBuilder().setNodes(oldIndex.get(), old.toBuilder()
+        .setState(NodeState.NODE_STATE_DRAINING).setReplacedBy(newId)), logIndex);
   }
 
   /**

@@ -13,7 +13,7 @@ public final class MetaValidation {
   /** The kinds a meta command may have, as an error names them. */
   private static final String KINDS = "create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
       + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
-      + " advance_replica_move, drain_node";
+      + " advance_replica_move, drain_node, replace_node";
 
   private MetaValidation() {}
 
@@ -58,6 +58,9 @@ public final class MetaValidation {
             .or(() -> PlacementRules.nodeIdError(command.getBeginReplicaMove().getToNode()));
       case DRAIN_NODE:
         return PlacementRules.nodeIdError(command.getDrainNode().getNodeId());
+      case REPLACE_NODE:
+        return PlacementRules.replaceError(command.getReplaceNode().getOldNodeId(),
+            command.getReplaceNode().getNewNodeId());
       case ADVANCE_REPLICA_MOVE: {
         var advance = command.getAdvanceReplicaMove();
         return advance.getFromStep().getNumber() >= io.nova.proto.internal.MoveStep.MOVE_STEP_PLANNED_VALUE

@@ -21,7 +21,8 @@ import java.util.UUID;
  *
  * <ul>
  *   <li>At least one node, at most {@value #NODES_MAX}; node ids non-empty and unique; every node has a
- *       state other than unspecified.
+ *       state other than unspecified; a node replaced by another (replace-node) is draining or removed, and
+ *       its replacement is another registered node.
  *   <li>The first group is the meta group ({@code name "meta"}, shard -1); then shard groups
  *       {@code shard-0 .. shard-(n-1)} in order, n between 1 and {@value #SHARD_GROUPS_MAX}.
  *   <li>Every group id is a UUID, none twice.
@@ -69,6 +70,14 @@ public final class PlacementRules {
       if (node.getState() == NodeState.NODE_STATE_UNSPECIFIED || node.getState() == NodeState.UNRECOGNIZED) {
         return invalid("nodes.state", "joining, up, draining or removed", "node " + node.getNodeId()
             + " has no state");
+      }
+    }
+    for (RegisteredNode node : placement.getNodesList()) {
+      String by = node.getReplacedBy();
+      if (!by.isEmpty() && (by.equals(node.getNodeId()) || !byId.containsKey(by)
+          || (node.getState() != NodeState.NODE_STATE_DRAINING && node.getState() != NodeState.NODE_STATE_REMOVED))) {
+        return invalid("nodes.replaced_by", "another registered node, on a draining or removed node", "node "
+            + node.getNodeId() + " (" + node.getState() + ") is replaced by \"" + by + "\"");
       }
     }
     int shards = placement.getGroupsCount() - 1;
@@ -158,6 +167,62 @@ public final class PlacementRules {
     return stranded;
   }
 
+  /**
+   * INVALID_ARGUMENT when a replace names a bad id ({@link #nodeIdError}) or the same node twice, else empty.
+   */
+  public static Optional<ErrorDetail> replaceError(String oldNodeId, String newNodeId) {
+    return nodeIdError(oldNodeId).or(() -> nodeIdError(newNodeId)).or(() -> oldNodeId.equals(newNodeId)
+        ? invalid("new_node_id", "another node than old_node_id", "node " + oldNodeId + " cannot replace itself")
+        : Optional.empty());
+  }
+
+  /**
+   * Why {@code newNodeId} cannot take over each group that {@code oldNodeId} hosts (a replica or a move's
+   * target), by group name in {@code placement}'s group order; empty when it can take over every one. A
+   * group is blocked when:
+   * <ul>
+   *   <li>a move into the old node is in progress (it cannot finish while that node is lost);
+   *   <li>the new node hosts a replica of it, or is the target of a move that is not from the old node;
+   *   <li>its move to the new node would lack a majority: while it runs, the group's voters are its R
+   *       replicas plus the new node, and a majority of those R + 1 must be on nodes not being replaced
+   *       (replaced_by empty), the new one included; so at least (R + 1) / 2 (integer division) of the
+   *       other replicas must be. That refuses replacing a group's only replica, or a second replica of a
+   *       three-replica group while the first is still being replaced.
+   * </ul>
+   * A move from the old node to a third node is no blocker: it never needs the old node and finishes
+   * there. Pure.
+   */
+  public static Map<String, String> replaceBlockers(Placement placement, String oldNodeId, String newNodeId) {
+    Set<String> lost = new HashSet<>();
+    placement.getNodesList().stream().filter(n -> !n.getReplacedBy().isEmpty()).forEach(n -> lost.add(n.getNodeId()));
+    lost.add(oldNodeId);
+    Map<String, ReplicaMove> moves = new HashMap<>();
+    placement.getMovesList().forEach(m -> moves.put(m.getGroup(), m));
+    Map<String, String> blocked = new java.util.LinkedHashMap<>();
+    for (PlacedGroup group : placement.getGroupsList()) {
+      ReplicaMove move = moves.get(group.getName());
+      if (group.getLearnersList().contains(oldNodeId)) {
+        blocked.put(group.getName(), "a move to " + oldNodeId + " is in progress, and it cannot finish without "
+            + oldNodeId);
+      } else if (!group.getReplicasList().contains(oldNodeId)) {
+        continue;
+      } else if (group.getReplicasList().contains(newNodeId)) {
+        blocked.put(group.getName(), newNodeId + " hosts a replica of it already");
+      } else if (group.getLearnersList().contains(newNodeId) && !move.getFromNode().equals(oldNodeId)) {
+        blocked.put(group.getName(), "a move from " + move.getFromNode() + " to " + newNodeId
+            + " is in progress");
+      } else {
+        int replicas = group.getReplicasCount();
+        long alive = group.getReplicasList().stream().filter(r -> !lost.contains(r)).count();
+        if (alive < (replicas + 1) / 2) {
+          blocked.put(group.getName(), "only " + alive + " of its " + replicas + " replicas are on nodes not"
+              + " being replaced, too few to commit a configuration without " + oldNodeId);
+        }
+      }
+    }
+    return blocked;
+  }
+
   /** The most characters of a node id (a Ratis peer id and a folder name on the node). */
   public static final int NODE_ID_CHARS_MAX = 64;
 
@@ -175,7 +240,7 @@ public final class PlacementRules {
 
   /**
    * INVALID_ARGUMENT when {@code node} cannot be registered: a bad id ({@link #nodeIdError}), an address
-   * that is not {@code host:port} (port 1..65535), or a state other than JOINING or UP.
+   * that is not {@code host:port} (port 1..65535), a state other than JOINING or UP, or a replacement.
    */
   public static Optional<ErrorDetail> newNodeError(RegisteredNode node) {
     return nodeIdError(node.getNodeId())
@@ -184,7 +249,9 @@ public final class PlacementRules {
         .or(() -> addressError("http_address", node.getHttpAddress()))
         .or(() -> node.getState() == NodeState.NODE_STATE_JOINING || node.getState() == NodeState.NODE_STATE_UP
             ? Optional.empty()
-            : invalid("node.state", "joining or up", "a node is registered joining or up, not " + node.getState()));
+            : invalid("node.state", "joining or up", "a node is registered joining or up, not " + node.getState()))
+        .or(() -> node.getReplacedBy().isEmpty() ? Optional.empty()
+            : invalid("node.replaced_by", "empty", "a node is registered without a replacement"));
   }
 
   private static Optional<ErrorDetail> addressError(String field, String address) {
