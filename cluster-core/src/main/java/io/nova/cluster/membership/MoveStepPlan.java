@@ -2,8 +2,10 @@ package io.nova.cluster.membership;
 
 import io.nova.proto.internal.MoveStep;
 import io.nova.proto.internal.ReplicaMove;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -26,18 +28,41 @@ public final class MoveStepPlan {
   /** The most entries a new listener may trail the commit index by and count as caught up, by default. */
   public static final long CATCH_UP_ENTRIES_MAX_DEFAULT = 64;
 
+  /** How long ago a member may have last answered its leader and still count as live, by default (ms). */
+  public static final long RESPONSE_AGE_MAX_MS_DEFAULT = 1_000;
+
   private final long catchUpEntriesMax;
+  private final long responseAgeMaxMs;
 
   /**
+   * A plan that counts a member live when it answered its leader within
+   * {@link #RESPONSE_AGE_MAX_MS_DEFAULT}.
+   *
    * @param catchUpEntriesMax how many entries a listener may trail the group's commit index by and still be
    *     promoted (0 to 1,000,000)
    * @throws IllegalArgumentException when {@code catchUpEntriesMax} is outside 0 to 1,000,000
    */
   public MoveStepPlan(long catchUpEntriesMax) {
+    this(catchUpEntriesMax, RESPONSE_AGE_MAX_MS_DEFAULT);
+  }
+
+  /**
+   * @param catchUpEntriesMax how many entries a member may trail the group's commit index by and still count
+   *     as caught up (0 to 1,000,000)
+   * @param responseAgeMaxMs how long ago, in milliseconds, a member may have last answered its leader and
+   *     still count as live (1 to 600,000); a node uses its minimum election timeout, the age after which
+   *     its leader would stop counting it too
+   * @throws IllegalArgumentException when either is outside its range
+   */
+  public MoveStepPlan(long catchUpEntriesMax, long responseAgeMaxMs) {
     if (catchUpEntriesMax < 0 || catchUpEntriesMax > 1_000_000) {
       throw new IllegalArgumentException("catchUpEntriesMax must be 0..1000000, was " + catchUpEntriesMax);
     }
+    if (responseAgeMaxMs < 1 || responseAgeMaxMs > 600_000) {
+      throw new IllegalArgumentException("responseAgeMaxMs must be 1..600000, was " + responseAgeMaxMs);
+    }
     this.catchUpEntriesMax = catchUpEntriesMax;
+    this.responseAgeMaxMs = responseAgeMaxMs;
   }
 
   /**
@@ -48,15 +73,42 @@ public final class MoveStepPlan {
    * @param leader the leader's id, empty when the group has none now
    * @param commitIndex the leader's commit index
    * @param targetMatchIndex the highest index the leader knows the move's target holds; empty when unknown
+   * @param commitIndexes each member's commit index as the leader last heard it (the leader's own included);
+   *     a member missing here counts as not caught up
+   * @param responseAgesMs per member, how long ago it last answered the leader, in milliseconds (the leader
+   *     itself 0); a member missing here counts as not live
    */
   public record GroupView(Set<String> voters, Set<String> listeners, Optional<String> leader, long commitIndex,
-      OptionalLong targetMatchIndex) {
-    /** Copies the sets; rejects nulls. */
+      OptionalLong targetMatchIndex, Map<String, Long> commitIndexes, Map<String, Long> responseAgesMs) {
+    /** Copies the sets and maps; rejects nulls. */
     public GroupView {
       voters = Set.copyOf(voters);
       listeners = Set.copyOf(listeners);
       Objects.requireNonNull(leader, "leader");
       Objects.requireNonNull(targetMatchIndex, "targetMatchIndex");
+      commitIndexes = Map.copyOf(commitIndexes);
+      responseAgesMs = Map.copyOf(responseAgesMs);
+    }
+
+    /**
+     * A view in which every member answered just now and holds {@code commitIndex}, except the target, which
+     * holds {@code targetMatchIndex} (when known).
+     */
+    public GroupView(Set<String> voters, Set<String> listeners, Optional<String> leader, long commitIndex,
+        OptionalLong targetMatchIndex, String target) {
+      this(voters, listeners, leader, commitIndex, targetMatchIndex,
+          everyMember(voters, listeners, commitIndex, target, targetMatchIndex), everyMember(voters, listeners, 0,
+              target, OptionalLong.of(0)));
+    }
+
+    private static Map<String, Long> everyMember(Set<String> voters, Set<String> listeners, long value,
+        String target, OptionalLong targetValue) {
+      Map<String, Long> out = new HashMap<>();
+      voters.forEach(v -> out.put(v, value));
+      listeners.forEach(l -> out.put(l, value));
+      out.remove(target);
+      targetValue.ifPresent(t -> out.put(target, t));
+      return out;
     }
   }
 
@@ -116,7 +168,7 @@ public final class MoveStepPlan {
           // A listener only leaves through an operator's own configuration change: add it back, then wait.
           return new Decision.SetConfiguration(sorted(group.voters()), plus(group.listeners(), to));
         }
-        return new Decision.SetConfiguration(plus(group.voters(), to), minus(group.listeners(), to));
+        return withLiveQuorum(plus(group.voters(), to), minus(group.listeners(), to), group);
       case MOVE_STEP_PROMOTED:
         return leaderOff(from, to, group).orElse(new Decision.Record(MoveStep.MOVE_STEP_LEADER_MOVED));
       case MOVE_STEP_LEADER_MOVED: {
@@ -127,14 +179,37 @@ public final class MoveStepPlan {
         if (leaderOff.isPresent()) {
           return leaderOff.get();
         }
-        return new Decision.SetConfiguration(minus(group.voters(), from), minus(group.listeners(), from));
+        return withLiveQuorum(minus(group.voters(), from), minus(group.listeners(), from), group);
       }
       case MOVE_STEP_OLD_REMOVED:
-        return fromIn ? new Decision.SetConfiguration(minus(group.voters(), from), minus(group.listeners(), from))
+        return fromIn ? withLiveQuorum(minus(group.voters(), from), minus(group.listeners(), from), group)
             : new Decision.Record(MoveStep.MOVE_STEP_DONE);
       default:
         throw new IllegalArgumentException("a move at step " + move.getStep() + " has nothing left to do");
     }
+  }
+
+  /**
+   * The change to {@code voters} and {@code listeners}, or a wait while fewer than a majority of the new voters
+   * are live and caught up. Ratis commits a change through a joint configuration that needs a majority of the
+   * old voters and of the new ones; a new set whose majority includes a lagging or silent member would stall
+   * the group (no commits, no leader that can win both majorities) until that member recovers. Found by the
+   * chaos suite: a listener promoted 148 entries behind while another voter was down.
+   */
+  private Decision withLiveQuorum(List<String> voters, List<String> listeners, GroupView group) {
+    List<String> ready = voters.stream().filter(v -> isLiveAndCaughtUp(v, group)).toList();
+    if (ready.size() <= voters.size() / 2) {
+      return new Decision.Wait("only " + ready + " of the new voters " + voters + " are live and within "
+          + catchUpEntriesMax + " entries of commit index " + group.commitIndex() + "; a majority must be");
+    }
+    return new Decision.SetConfiguration(voters, listeners);
+  }
+
+  private boolean isLiveAndCaughtUp(String member, GroupView group) {
+    Long age = group.responseAgesMs().get(member);
+    Long commit = group.commitIndexes().get(member);
+    return age != null && age <= responseAgeMaxMs && commit != null
+        && commit + catchUpEntriesMax >= group.commitIndex();
   }
 
   /** Empty when the source does not lead; else a transfer to the target (or a wait without a leader). */

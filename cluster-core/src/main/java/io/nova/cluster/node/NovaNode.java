@@ -241,7 +241,7 @@ public final class NovaNode implements AutoCloseable {
             Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
         node.moveDriver = MoveDriver.start(config.nodeId(), node.metaPlacement,
             () -> node.layout().meta().group(), node::client,
-            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT), tuning.placementPollIntervalMs());
+            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT, config.electionTimeoutMs()), tuning.placementPollIntervalMs());
       }
     } catch (IOException | RuntimeException e) {
       node.close();

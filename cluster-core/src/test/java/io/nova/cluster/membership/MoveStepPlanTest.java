@@ -10,6 +10,7 @@ import io.nova.proto.internal.ReplicaMove;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -43,7 +44,8 @@ class MoveStepPlanTest {
 
     GroupView view() {
       return new GroupView(voters, listeners, leader, commitIndex,
-          listeners.contains("n4") || voters.contains("n4") ? OptionalLong.of(targetMatch) : OptionalLong.empty());
+          listeners.contains("n4") || voters.contains("n4") ? OptionalLong.of(targetMatch) : OptionalLong.empty(),
+          "n4");
     }
 
     ReplicaMove move() {
@@ -117,14 +119,56 @@ class MoveStepPlanTest {
     ReplicaMove planned = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_PLANNED).build();
     GroupView lagging = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.of(89));
+        OptionalLong.of(89), "n4");
     assertThat(PLAN.next(planned, lagging)).isInstanceOf(Decision.Wait.class);
     GroupView unknown = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.empty());
+        OptionalLong.empty(), "n4");
     assertThat(PLAN.next(planned, unknown)).isInstanceOf(Decision.Wait.class);
     GroupView caughtUp = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.of(90));
+        OptionalLong.of(90), "n4");
     assertThat(PLAN.next(planned, caughtUp)).isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEARNER_ADDED));
+  }
+
+  /**
+   * The seed-3 stall of the grow/shrink chaos scenario: shard-1 on n2, n3, n5 with n4 listening. n5 is down
+   * and n4 fell 148 entries behind; promoting n4 would need three of n2, n3, n4, n5 and only two can answer.
+   */
+  @Test
+  void aChangeWaitsUntilAMajorityOfTheNewVotersIsLiveAndCaughtUp() {
+    ReplicaMove learnerAdded = ReplicaMove.newBuilder().setGroup("shard-1").setFromNode("n2").setToNode("n4")
+        .setStep(MoveStep.MOVE_STEP_LEARNER_ADDED).build();
+    Set<String> voters = Set.of("n2", "n3", "n5");
+    Map<String, Long> commits = Map.of("n2", 7468L, "n3", 7468L, "n4", 7320L, "n5", 6441L);
+    Map<String, Long> ages = Map.of("n3", 0L, "n2", 267L, "n4", 4491L, "n5", 15534L);
+    GroupView stalled = new GroupView(voters, Set.of("n4"), Optional.of("n3"), 7468, OptionalLong.of(7320), commits,
+        ages);
+    assertThat(PLAN.next(learnerAdded, stalled)).isInstanceOf(Decision.Wait.class);
+
+    GroupView fiveBack = new GroupView(voters, Set.of("n4"), Optional.of("n3"), 7468, OptionalLong.of(7320),
+        Map.of("n2", 7468L, "n3", 7468L, "n4", 7320L, "n5", 7467L), Map.of("n3", 0L, "n2", 267L, "n4", 30L,
+            "n5", 80L));
+    assertThat(PLAN.next(learnerAdded, fiveBack)).as("n5 answers again: n2, n3, n5 are three of four")
+        .isEqualTo(new Decision.SetConfiguration(List.of("n2", "n3", "n4", "n5"), List.of()));
+
+    GroupView silentButCaughtUp = new GroupView(voters, Set.of("n4"), Optional.of("n3"), 7468,
+        OptionalLong.of(7468), Map.of("n2", 7468L, "n3", 7468L, "n4", 7468L, "n5", 7468L),
+        Map.of("n3", 0L, "n2", 267L, "n4", 2_000L, "n5", 15534L));
+    assertThat(PLAN.next(learnerAdded, silentButCaughtUp)).as("n4 holds everything but has not answered for 2 s")
+        .isInstanceOf(Decision.Wait.class);
+
+    ReplicaMove leaderMoved = learnerAdded.toBuilder().setStep(MoveStep.MOVE_STEP_LEADER_MOVED).build();
+    GroupView afterPromotion = new GroupView(Set.of("n2", "n3", "n4", "n5"), Set.of(), Optional.of("n3"), 8000,
+        OptionalLong.of(7000), Map.of("n2", 8000L, "n3", 8000L, "n4", 7000L, "n5", 8000L),
+        Map.of("n3", 0L, "n2", 10L, "n4", 10L, "n5", 5_000L));
+    assertThat(PLAN.next(leaderMoved, afterPromotion)).as("removing n2 would leave n3 alone able to answer")
+        .isInstanceOf(Decision.Wait.class);
+    ReplicaMove oldRemoved = learnerAdded.toBuilder().setStep(MoveStep.MOVE_STEP_OLD_REMOVED).build();
+    assertThat(PLAN.next(oldRemoved, afterPromotion)).isInstanceOf(Decision.Wait.class);
+    GroupView healed = new GroupView(Set.of("n2", "n3", "n4", "n5"), Set.of(), Optional.of("n3"), 8000,
+        OptionalLong.of(7990), Map.of("n2", 8000L, "n3", 8000L, "n4", 7990L, "n5", 0L),
+        Map.of("n3", 0L, "n2", 10L, "n4", 10L, "n5", 5_000L));
+    assertThat(PLAN.next(leaderMoved, healed)).as("n3 and n4 are two of n3, n4, n5")
+        .isEqualTo(new Decision.SetConfiguration(List.of("n3", "n4", "n5"), List.of()));
   }
 
   @Test
@@ -132,12 +176,12 @@ class MoveStepPlanTest {
     ReplicaMove promoted = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_PROMOTED).build();
     Set<String> voters = Set.of("n1", "n2", "n3", "n4");
-    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.empty(), 5, OptionalLong.of(5))))
+    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.empty(), 5, OptionalLong.of(5), "n4")))
         .isInstanceOf(Decision.Wait.class);
-    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.of("n3"), 5, OptionalLong.of(5))))
+    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.of("n3"), 5, OptionalLong.of(5), "n4")))
         .isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEADER_MOVED));
     ReplicaMove leaderMoved = promoted.toBuilder().setStep(MoveStep.MOVE_STEP_LEADER_MOVED).build();
-    assertThat(PLAN.next(leaderMoved, new GroupView(voters, Set.of(), Optional.of("n1"), 5, OptionalLong.of(5))))
+    assertThat(PLAN.next(leaderMoved, new GroupView(voters, Set.of(), Optional.of("n1"), 5, OptionalLong.of(5), "n4")))
         .as("leadership came back to the source: move it off again before removing it")
         .isEqualTo(new Decision.TransferLeadership("n4"));
   }
@@ -147,7 +191,8 @@ class MoveStepPlanTest {
     ReplicaMove done = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_DONE).build();
     assertThatThrownBy(() -> PLAN.next(done, new GroupView(Set.of("n4"), Set.of(), Optional.of("n4"), 1,
-        OptionalLong.of(1)))).isInstanceOf(IllegalArgumentException.class);
+        OptionalLong.of(1), "n4"))).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new MoveStepPlan(-1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new MoveStepPlan(10, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 }
