@@ -662,31 +662,33 @@ public final class NovaNode implements AutoCloseable {
     }
 
     /**
-     * Whether the replica's own configuration counts this node, in its current or previous part. One case
-     * asks the group: a replica whose last configuration is a joint one that counts it only in the previous
-     * part (it was removed, and the leader stopped sending it the log once the joint configuration
-     * committed, so it never receives the final one). Then it is not a member once a replica answering as
-     * the group's leader holds a configuration that is not joint and does not count this node: a leader
-     * appends that one only after the joint one committed, and a later leader finishes it the same way, so
-     * no configuration counting this node can come back without a new membership change.
+     * Whether the replica's own configuration counts this node, in its current or previous part, and no
+     * replica answering as the group's leader shows it removed. A removed replica's own configuration can
+     * still count it: the leader stops sending it the log once the joint configuration committed, so it
+     * never receives the final one, and a replica whose node was down during the removal does not even
+     * receive the joint one. So it is not a member once a replica answering as the group's leader holds a
+     * configuration that is not joint and does not count this node: a leader appends that one only after the
+     * joint one committed, and a later leader finishes it the same way, so no configuration counting this
+     * node can come back without a new membership change. When no leader answers, it is kept.
      */
     @Override
     public boolean stillMember(RaftGroupId group) {
       try {
         var conf = server.getDivision(group).getRaftConf();
-        boolean previous = false;
+        boolean counted = false;
         for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
-          if (conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()))) {
-            return true;
-          }
-          previous |= conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()));
+          counted |= conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()));
+          counted |= conf.getPreviousPeers(role).stream().anyMatch(p -> p.getId().equals(server.getId()));
         }
-        if (!previous) {
+        if (!counted) {
           return false;
         }
+        // Also when the local configuration counts this node: a replica removed while its node was down never
+        // receives the configuration without it (a leader sends no log to a removed member), so only the
+        // leader can tell (MoveCrashTest: the source killed at PROMOTED restarted after OLD_REMOVED committed).
         List<RaftPeer> others = new ArrayList<>();
         for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
-          conf.getCurrentPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
+          conf.getAllPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
         }
         return !leaderHasRemoved(group, others);
       } catch (IOException e) {
