@@ -2,7 +2,6 @@ package io.nova.cluster.membership;
 
 import io.nova.proto.internal.MoveStep;
 import io.nova.proto.internal.ReplicaMove;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,23 +27,8 @@ public final class MoveStepPlan {
   /** The most entries a new listener may trail the commit index by and count as caught up, by default. */
   public static final long CATCH_UP_ENTRIES_MAX_DEFAULT = 64;
 
-  /** How long ago a member may have last answered its leader and still count as live, by default (ms). */
-  public static final long RESPONSE_AGE_MAX_MS_DEFAULT = 1_000;
-
   private final long catchUpEntriesMax;
   private final long responseAgeMaxMs;
-
-  /**
-   * A plan that counts a member live when it answered its leader within
-   * {@link #RESPONSE_AGE_MAX_MS_DEFAULT}.
-   *
-   * @param catchUpEntriesMax how many entries a listener may trail the group's commit index by and still be
-   *     promoted (0 to 1,000,000)
-   * @throws IllegalArgumentException when {@code catchUpEntriesMax} is outside 0 to 1,000,000
-   */
-  public MoveStepPlan(long catchUpEntriesMax) {
-    this(catchUpEntriesMax, RESPONSE_AGE_MAX_MS_DEFAULT);
-  }
 
   /**
    * @param catchUpEntriesMax how many entries a member may trail the group's commit index by and still count
@@ -88,27 +72,6 @@ public final class MoveStepPlan {
       Objects.requireNonNull(targetMatchIndex, "targetMatchIndex");
       commitIndexes = Map.copyOf(commitIndexes);
       responseAgesMs = Map.copyOf(responseAgesMs);
-    }
-
-    /**
-     * A view in which every member answered just now and holds {@code commitIndex}, except the target, which
-     * holds {@code targetMatchIndex} (when known).
-     */
-    public GroupView(Set<String> voters, Set<String> listeners, Optional<String> leader, long commitIndex,
-        OptionalLong targetMatchIndex, String target) {
-      this(voters, listeners, leader, commitIndex, targetMatchIndex,
-          everyMember(voters, listeners, commitIndex, target, targetMatchIndex), everyMember(voters, listeners, 0,
-              target, OptionalLong.of(0)));
-    }
-
-    private static Map<String, Long> everyMember(Set<String> voters, Set<String> listeners, long value,
-        String target, OptionalLong targetValue) {
-      Map<String, Long> out = new HashMap<>();
-      voters.forEach(v -> out.put(v, value));
-      listeners.forEach(l -> out.put(l, value));
-      out.remove(target);
-      targetValue.ifPresent(t -> out.put(target, t));
-      return out;
     }
   }
 
@@ -154,7 +117,7 @@ public final class MoveStepPlan {
           return new Decision.SetConfiguration(sorted(group.voters()), plus(group.listeners(), to));
         }
         OptionalLong match = group.targetMatchIndex();
-        if (match.isEmpty() || match.getAsLong() + catchUpEntriesMax < group.commitIndex()) {
+        if (match.isEmpty() || !isCaughtUp(match.getAsLong(), group)) {
           return new Decision.Wait(to + " is catching up: holds " + (match.isEmpty() ? "unknown" : match.getAsLong())
               + " of " + group.commitIndex() + " entries");
         }
@@ -208,8 +171,12 @@ public final class MoveStepPlan {
   private boolean isLiveAndCaughtUp(String member, GroupView group) {
     Long age = group.responseAgesMs().get(member);
     Long commit = group.commitIndexes().get(member);
-    return age != null && age <= responseAgeMaxMs && commit != null
-        && commit + catchUpEntriesMax >= group.commitIndex();
+    return age != null && age <= responseAgeMaxMs && commit != null && isCaughtUp(commit, group);
+  }
+
+  /** Whether a member holding {@code commit} trails the leader's commit index by at most the bound. */
+  private boolean isCaughtUp(long commit, GroupView group) {
+    return commit + catchUpEntriesMax >= group.commitIndex();
   }
 
   /** Empty when the source does not lead; else a transfer to the target (or a wait without a leader). */

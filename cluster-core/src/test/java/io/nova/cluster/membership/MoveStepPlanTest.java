@@ -8,6 +8,7 @@ import io.nova.cluster.membership.MoveStepPlan.GroupView;
 import io.nova.proto.internal.MoveStep;
 import io.nova.proto.internal.ReplicaMove;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,24 @@ import org.junit.jupiter.api.Test;
  */
 class MoveStepPlanTest {
 
-  private static final MoveStepPlan PLAN = new MoveStepPlan(10);
+  private static final MoveStepPlan PLAN = new MoveStepPlan(10, 1_000);
+
+  /**
+   * A view in which every member answered the leader just now and holds {@code commitIndex}, except the
+   * target n4, which holds {@code targetMatch} (and is missing from the commit indexes when that is unknown).
+   */
+  static GroupView settled(Set<String> voters, Set<String> listeners, Optional<String> leader, long commitIndex,
+      OptionalLong targetMatch) {
+    Map<String, Long> commits = new HashMap<>();
+    Map<String, Long> ages = new HashMap<>();
+    Stream.concat(voters.stream(), listeners.stream()).forEach(m -> {
+      commits.put(m, commitIndex);
+      ages.put(m, 0L);
+    });
+    commits.remove("n4");
+    targetMatch.ifPresent(t -> commits.put("n4", t));
+    return new GroupView(voters, listeners, leader, commitIndex, targetMatch, commits, ages);
+  }
 
   /** A group's configuration and the move's recorded step, changed only by the driver's actions. */
   static final class Model {
@@ -43,9 +61,8 @@ class MoveStepPlanTest {
     final List<Decision> actions = new ArrayList<>();
 
     GroupView view() {
-      return new GroupView(voters, listeners, leader, commitIndex,
-          listeners.contains("n4") || voters.contains("n4") ? OptionalLong.of(targetMatch) : OptionalLong.empty(),
-          "n4");
+      return settled(voters, listeners, leader, commitIndex,
+          listeners.contains("n4") || voters.contains("n4") ? OptionalLong.of(targetMatch) : OptionalLong.empty());
     }
 
     ReplicaMove move() {
@@ -118,14 +135,14 @@ class MoveStepPlanTest {
   void aListenerStillCatchingUpIsNotPromoted() {
     ReplicaMove planned = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_PLANNED).build();
-    GroupView lagging = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.of(89), "n4");
+    GroupView lagging = settled(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.of(89));
     assertThat(PLAN.next(planned, lagging)).isInstanceOf(Decision.Wait.class);
-    GroupView unknown = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.empty(), "n4");
+    GroupView unknown = settled(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.empty());
     assertThat(PLAN.next(planned, unknown)).isInstanceOf(Decision.Wait.class);
-    GroupView caughtUp = new GroupView(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
-        OptionalLong.of(90), "n4");
+    GroupView caughtUp = settled(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.of(90));
     assertThat(PLAN.next(planned, caughtUp)).isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEARNER_ADDED));
   }
 
@@ -176,12 +193,12 @@ class MoveStepPlanTest {
     ReplicaMove promoted = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_PROMOTED).build();
     Set<String> voters = Set.of("n1", "n2", "n3", "n4");
-    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.empty(), 5, OptionalLong.of(5), "n4")))
+    assertThat(PLAN.next(promoted, settled(voters, Set.of(), Optional.empty(), 5, OptionalLong.of(5))))
         .isInstanceOf(Decision.Wait.class);
-    assertThat(PLAN.next(promoted, new GroupView(voters, Set.of(), Optional.of("n3"), 5, OptionalLong.of(5), "n4")))
+    assertThat(PLAN.next(promoted, settled(voters, Set.of(), Optional.of("n3"), 5, OptionalLong.of(5))))
         .isEqualTo(new Decision.Record(MoveStep.MOVE_STEP_LEADER_MOVED));
     ReplicaMove leaderMoved = promoted.toBuilder().setStep(MoveStep.MOVE_STEP_LEADER_MOVED).build();
-    assertThat(PLAN.next(leaderMoved, new GroupView(voters, Set.of(), Optional.of("n1"), 5, OptionalLong.of(5), "n4")))
+    assertThat(PLAN.next(leaderMoved, settled(voters, Set.of(), Optional.of("n1"), 5, OptionalLong.of(5))))
         .as("leadership came back to the source: move it off again before removing it")
         .isEqualTo(new Decision.TransferLeadership("n4"));
   }
@@ -190,9 +207,9 @@ class MoveStepPlanTest {
   void aFinishedMoveAndABadBoundAreProgrammingErrors() {
     ReplicaMove done = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
         .setStep(MoveStep.MOVE_STEP_DONE).build();
-    assertThatThrownBy(() -> PLAN.next(done, new GroupView(Set.of("n4"), Set.of(), Optional.of("n4"), 1,
-        OptionalLong.of(1), "n4"))).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new MoveStepPlan(-1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> PLAN.next(done, settled(Set.of("n4"), Set.of(), Optional.of("n4"), 1,
+        OptionalLong.of(1)))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new MoveStepPlan(-1, 1_000)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new MoveStepPlan(10, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 }
