@@ -282,11 +282,20 @@ public final class CheckpointSnapshots {
     }
   }
 
-  /** The checkpoint's files (not Ratis' {@code .md5} companions), in name order. */
+  /**
+   * The checkpoint's files (not Ratis' {@code .md5} companions), in name order.
+   *
+   * @throws NoSuchFileException when the directory, or a file in it, went away during the listing: Ratis
+   *     publishing a received snapshot moves the whole area aside, and a newer snapshot's retention deletes
+   *     older ones
+   */
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> walk = Files.walk(dir)) {
       return walk.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().endsWith(MD5_SUFFIX))
           .sorted().toList();
+    } catch (UncheckedIOException e) {
+      // The walk reports what failed after it started this way; a vanished file is the expected case.
+      throw e.getCause();
     }
   }
 
