@@ -54,11 +54,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.commons.io.file.PathUtils;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.GroupManagementRequest;
@@ -68,6 +70,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.util.TimeDuration;
@@ -241,7 +244,8 @@ public final class NovaNode implements AutoCloseable {
             Placements.seed(config.clusterName(), new ClusterLayout(config)), tuning.placementPollIntervalMs());
         node.moveDriver = MoveDriver.start(config.nodeId(), node.metaPlacement,
             () -> node.layout().meta().group(), node::client,
-            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT, config.electionTimeoutMs()), tuning.placementPollIntervalMs());
+            new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT, config.electionTimeoutMs()),
+            tuning.placementPollIntervalMs());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -419,13 +423,19 @@ public final class NovaNode implements AutoCloseable {
   private final AtomicLong callId = new AtomicLong();
 
   private void addLocally(GroupSpec spec) throws IOException {
+    addLocally(spec, true);
+  }
+
+  /** Adds the group to the Raft server: a new replica ({@code format}), or one opened on the data it left. */
+  private void addLocally(GroupSpec spec, boolean format) throws IOException {
     RaftClientReply reply;
     try (StartingGroups.Scope ignored = starting.begin(spec.group().getGroupId())) {
       reply = server.groupManagement(GroupManagementRequest.newAdd(
-          ClientId.randomId(), server.getId(), callId.incrementAndGet(), spec.group(), true));
+          ClientId.randomId(), server.getId(), callId.incrementAndGet(), spec.group(), format));
     }
     if (!reply.isSuccess()) {
-      throw new IOException("could not create group " + spec.name() + ": " + reply.getException());
+      throw new IOException("could not " + (format ? "create" : "open") + " group " + spec.name() + ": "
+          + reply.getException());
     }
   }
 
@@ -686,35 +696,94 @@ public final class NovaNode implements AutoCloseable {
         // Also when the local configuration counts this node: a replica removed while its node was down never
         // receives the configuration without it (a leader sends no log to a removed member), so only the
         // leader can tell (MoveCrashTest: the source killed at PROMOTED restarted after OLD_REMOVED committed).
-        List<RaftPeer> others = new ArrayList<>();
-        for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
-          conf.getAllPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
-        }
-        return !leaderHasRemoved(group, others);
+        return leaderConfiguration(group, conf).map(leader -> !isSettledWithout(leader)).orElse(true);
       } catch (IOException e) {
         // Not running (any more): nothing of it to keep.
         return false;
       }
     }
 
-    /** Whether one of {@code peers} answers as {@code group}'s leader with a settled configuration without this node. */
-    private boolean leaderHasRemoved(RaftGroupId group, List<RaftPeer> peers) {
+    /** Whether the leader's configuration is not joint and counts this node neither as a voter nor as a listener. */
+    private boolean isSettledWithout(RaftConfigurationProto leader) {
+      return leader.getOldPeersCount() == 0 && leader.getOldListenersCount() == 0 && !countsSelf(leader);
+    }
+
+    /** Whether the current part of {@code conf} counts this node, as a voter or as a listener. */
+    private boolean countsSelf(RaftConfigurationProto conf) {
       String self = server.getId().toString();
-      for (RaftPeer peer : peers) {
+      return Stream.of(conf.getPeersList(), conf.getListenersList()).flatMap(List::stream)
+          .anyMatch(p -> p.getId().toStringUtf8().equals(self));
+    }
+
+    /**
+     * The configuration of {@code group} as held by the first of the other replicas in {@code local} (this
+     * replica's own configuration, both parts) that answers as the group's leader; empty when none does.
+     * Unreachable replicas are skipped, each bounded by the client's request timeout.
+     */
+    private Optional<RaftConfigurationProto> leaderConfiguration(RaftGroupId group, RaftConfiguration local) {
+      List<RaftPeer> others = new ArrayList<>();
+      for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)) {
+        local.getAllPeers(role).stream().filter(p -> !p.getId().equals(server.getId())).forEach(others::add);
+      }
+      for (RaftPeer peer : others) {
         try (RaftClient client = client(RaftGroup.valueOf(group, peer))) {
           GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(group);
-          if (info.getRoleInfoProto().getRole() != RaftPeerRole.LEADER || info.getConf().isEmpty()) {
-            continue;
+          if (info.getRoleInfoProto().getRole() == RaftPeerRole.LEADER && info.getConf().isPresent()) {
+            return info.getConf();
           }
-          var settled = info.getConf().get();
-          return settled.getOldPeersCount() == 0 && settled.getOldListenersCount() == 0
-              && settled.getPeersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self))
-              && settled.getListenersList().stream().noneMatch(p -> p.getId().toStringUtf8().equals(self));
         } catch (IOException | RuntimeException e) {
           LOG.debug("node {}: {} did not report group {}: {}", config.nodeId(), peer.getId(), group, e.toString());
         }
       }
-      return false;
+      return Optional.empty();
+    }
+
+    @Override
+    public Set<RaftGroupId> closed() {
+      Set<RaftGroupId> ids = new HashSet<>();
+      for (RaftGroupId id : server.getGroupIds()) {
+        try {
+          if (!server.getDivision(id).getInfo().isAlive()) {
+            ids.add(id);
+          }
+        } catch (IOException e) {
+          // Removed meanwhile, or still being added: not a closed replica.
+        }
+      }
+      return ids;
+    }
+
+    /**
+     * Asks the other replicas in the closed replica's configuration (see the interface); reachable ones only.
+     * The current part only: in a joint configuration, a node only in the old part is being removed.
+     */
+    @Override
+    public boolean countedByLeader(RaftGroupId group) {
+      try {
+        return leaderConfiguration(group, server.getDivision(group).getRaftConf()).map(this::countsSelf)
+            .orElse(false);
+      } catch (IOException e) {
+        // Removed meanwhile: nothing to reopen.
+        return false;
+      }
+    }
+
+    /**
+     * Removes the closed replica from the Raft server, keeping its folder, and adds the group again with
+     * Ratis' recover option: the new replica reads the log and the snapshot as at a node start, and its
+     * state machine opens the store (restoring it from the snapshot when the store holds less).
+     */
+    @Override
+    public void reopen(GroupSpec spec) throws IOException {
+      try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
+        RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(),
+            server.getId(), callId.incrementAndGet(), spec.group().getGroupId(), false, false));
+        if (!removed.isSuccess()) {
+          throw new IOException("could not remove the closed replica of group " + spec.name() + ": "
+              + removed.getException());
+        }
+        addLocally(spec, false);
+      }
     }
 
     @Override

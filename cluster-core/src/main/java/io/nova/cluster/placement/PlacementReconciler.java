@@ -6,7 +6,10 @@ import io.nova.proto.internal.Placement;
 import io.nova.protocol.logging.LogContext;
 import io.nova.protocol.logging.NodeThreads;
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -21,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@code intervalMs} a pass: reads the placement ({@link Source#read}); when the meta group has none yet
  * and this node's replica leads the meta group, seeds it with the configuration's layout; when it has one
  * that is new to this node, adopts its layout ({@link LocalGroups#adopt}) and caches it; then starts the
- * groups the placement puts here that the node does not run and deletes the replicas moved away, as
- * {@link ReconcilePlan} decides. Until the first placement arrives the node runs the layout it started
+ * groups the placement puts here that the node does not run, reopens its replicas that closed on an internal
+ * failure (with a backoff) and deletes the replicas moved away, as {@link ReconcilePlan} decides. Until the first placement arrives the node runs the layout it started
  * with, so a cold start of a whole cluster (no meta leader yet) works as before.
  *
  * <p>One pass at a time, on one thread; each step is bounded by the source's and the local groups' own
@@ -78,6 +81,36 @@ public final class PlacementReconciler implements AutoCloseable {
     void learn(List<GroupSpec> groups) throws IOException;
 
     /**
+     * The groups among {@link #running()} whose replica has closed while the node runs: Ratis closes a
+     * replica for good when its log writer or apply thread fails. None by default.
+     */
+    default Set<RaftGroupId> closed() {
+      return Set.of();
+    }
+
+    /**
+     * Whether a replica answering as {@code group}'s leader counts this node in its configuration (as a
+     * voter or listener, in its current part): then a closed replica here is a failure to repair. A
+     * removed member never learns of its removal (the leader stops sending it the log first), so its own
+     * configuration still counts it; Ratis closes it when it asks for votes, and it must stay closed. False
+     * when no leader answers. By default the node's own view is trusted ({@link #stillMember}).
+     */
+    default boolean countedByLeader(RaftGroupId group) {
+      return stillMember(group);
+    }
+
+    /**
+     * Replaces the closed replica of {@code group} by a new one opened on the same log, snapshot and store,
+     * as a restart of the node would.
+     *
+     * @throws IOException when Ratis refused to remove the closed replica or to open the new one (its files
+     *     may still be held by the closed one)
+     */
+    default void reopen(GroupSpec group) throws IOException {
+      throw new IOException("this node cannot reopen replicas");
+    }
+
+    /**
      * Removes the node's replica of {@code group} from its Raft server and deletes its log and store.
      *
      * @throws IOException when Ratis refused
@@ -91,6 +124,8 @@ public final class PlacementReconciler implements AutoCloseable {
   private final PlacementCache cache;
   private final Placement seed;
   private final ScheduledExecutorService timer;
+  /** Per group whose replica was reopened: how many times in a row, and when the next reopen may come. */
+  private final Map<RaftGroupId, ReopenBackoff> reopened = new HashMap<>();
   /** The version of the placement last adopted; -1 before the first. Written by the pass thread only. */
   private volatile long adoptedVersion = -1;
   private volatile Placement adopted;
@@ -175,7 +210,7 @@ public final class PlacementReconciler implements AutoCloseable {
       LOG.info("node {} adopted placement version {} from the meta group", nodeId, placement.getVersion());
     }
     ReconcilePlan plan = ReconcilePlan.of(nodeId, layout, Placements.learning(placement, nodeId), local.running(),
-        local::stillMember);
+        local.closed(), local::stillMember);
     if (!plan.start().isEmpty()) {
       LOG.info("node {}: placement version {} puts {} here; starting them", nodeId, placement.getVersion(),
           plan.start().stream().map(GroupSpec::name).toList());
@@ -186,6 +221,12 @@ public final class PlacementReconciler implements AutoCloseable {
           nodeId, placement.getVersion(), plan.learn().stream().map(GroupSpec::name).toList());
       local.learn(plan.learn());
     }
+    // A replica this node is moving away is removed from its group by the move: Ratis closes it then, and
+    // the placement stops wanting it once the move records its end. It is never reopened meanwhile.
+    Set<String> movingAway = new HashSet<>();
+    placement.getMovesList().stream().filter(m -> m.getFromNode().equals(nodeId))
+        .forEach(m -> movingAway.add(m.getGroup()));
+    reopen(plan.reopen().stream().filter(g -> !movingAway.contains(g.name())).toList());
     for (RaftGroupId group : plan.stop()) {
       LOG.info("node {}: placement version {} moved group {} away and its configuration no longer counts this "
           + "node; deleting the local replica", nodeId, placement.getVersion(), group);
@@ -197,6 +238,63 @@ public final class PlacementReconciler implements AutoCloseable {
     }
     return Optional.of(plan);
   }
+
+  /**
+   * Reopens each closed replica whose backoff has passed and which the group's leader still counts (see
+   * {@link LocalGroups#countedByLeader}); a replica that closes again soon after waits
+   * twice as long each time, from {@link #REOPEN_BACKOFF_MIN_MS} to {@link #REOPEN_BACKOFF_MAX_MS}, so one
+   * that fails at every open does not keep the node busy. A group that is not closed any more forgets its
+   * backoff.
+   */
+  private void reopen(List<GroupSpec> closed) throws IOException {
+    Set<RaftGroupId> closedIds = new HashSet<>();
+    closed.forEach(g -> closedIds.add(g.group().getGroupId()));
+    reopened.keySet().retainAll(closedIds);
+    IOException first = null;
+    for (GroupSpec spec : closed) {
+      RaftGroupId id = spec.group().getGroupId();
+      ReopenBackoff backoff = reopened.get(id);
+      long now = System.nanoTime();
+      if (backoff != null && now < backoff.nextNanos()) {
+        continue;
+      }
+      if (!local.countedByLeader(id)) {
+        LOG.debug("node {}: its replica of group {} is closed and no leader counts this node: a removed member, "
+            + "left closed", nodeId, spec.name());
+        continue;
+      }
+      int attempt = backoff == null ? 1 : backoff.attempts() + 1;
+      long delayMs = Math.min(REOPEN_BACKOFF_MAX_MS, REOPEN_BACKOFF_MIN_MS << Math.min(attempt - 1, 20));
+      reopened.put(id, new ReopenBackoff(attempt, now + delayMs * 1_000_000));
+      LOG.warn("node {}: its replica of group {} has closed while the node runs (Ratis closes a replica whose log "
+          + "writer or apply thread failed; the cause is logged above); reopening it on its data (attempt {})",
+          nodeId, spec.name(), attempt);
+      try {
+        local.reopen(spec);
+        LOG.info("node {}: reopened its replica of group {}", nodeId, spec.name());
+      } catch (IOException e) {
+        LOG.error("node {}: could not reopen its replica of group {} ({}); the next try is in {} ms. If it keeps "
+            + "failing, restart the node: the group serves on its other replicas meanwhile", nodeId, spec.name(),
+            e.toString(), delayMs);
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** How many reopens of one group came in a row, and the earliest time of the next (System.nanoTime). */
+  private record ReopenBackoff(int attempts, long nextNanos) {}
+
+  /** The wait after a group's first reopen before another, in milliseconds; it doubles with each one. */
+  static final long REOPEN_BACKOFF_MIN_MS = 1_000;
+  /** The longest wait between two reopens of one group, in milliseconds. */
+  static final long REOPEN_BACKOFF_MAX_MS = 300_000;
 
   /** Stops the passes; waits up to {@value #CLOSE_WAIT_MS} ms for a running one to end. */
   @Override

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.ratis.protocol.RaftGroupId;
 
 /**
@@ -27,6 +28,12 @@ import org.apache.ratis.protocol.RaftGroupId;
  *   <li><b>stop</b> (delete the local replica): a group the node runs that the placement does not put here
  *       and whose configuration no longer counts this node: the membership change that moved it away has
  *       committed, so the replica holds nothing the group still needs from it;
+ *   <li><b>reopen</b>: a group the placement puts here (as a replica or a learner) whose local replica the
+ *       node still lists but which has closed although its configuration still counts this node: Ratis
+ *       closes a replica for good when its log writer or its apply thread fails (an internal error, not a
+ *       stop), and only a new replica opened on the same log and snapshot brings it back without a restart
+ *       of the node. A replica whose configuration dropped this node is closed by Ratis as a matter of
+ *       course (a move's source, before the placement records the move's end): it is not reopened;
  *   <li><b>keep</b>: a group the node runs that the placement does not put here but whose configuration
  *       still counts this node. Deleting it would take a voter's log away from a group that counts on it
  *       (ADR 0006); the membership step removes it from the configuration first, and a later pass deletes
@@ -38,15 +45,17 @@ import org.apache.ratis.protocol.RaftGroupId;
  * @param learn the groups to start empty as a listener (this node is a move's target), in placement order
  * @param stop the local replicas to delete, in group id order
  * @param keep the local replicas the placement moved away that are still members, in group id order
+ * @param reopen the wanted local replicas that have closed, to open again on their data, in placement order
  */
 public record ReconcilePlan(List<GroupSpec> start, List<GroupSpec> learn, List<RaftGroupId> stop,
-    List<RaftGroupId> keep) {
+    List<RaftGroupId> keep, List<GroupSpec> reopen) {
 
   public ReconcilePlan {
     start = List.copyOf(start);
     learn = List.copyOf(learn);
     stop = List.copyOf(stop);
     keep = List.copyOf(keep);
+    reopen = List.copyOf(reopen);
   }
 
   /**
@@ -68,6 +77,17 @@ public record ReconcilePlan(List<GroupSpec> start, List<GroupSpec> learn, List<R
    */
   public static ReconcilePlan of(String selfId, ClusterLayout desired, List<GroupSpec> learning,
       Set<RaftGroupId> running, Predicate<RaftGroupId> stillMember) {
+    return of(selfId, desired, learning, running, Set.of(), stillMember);
+  }
+
+  /**
+   * As {@link #of(String, ClusterLayout, List, Set, Predicate)}, with the running groups whose replica has
+   * closed.
+   *
+   * @param closed the groups among {@code running} whose local replica has closed (not a stop of the node)
+   */
+  public static ReconcilePlan of(String selfId, ClusterLayout desired, List<GroupSpec> learning,
+      Set<RaftGroupId> running, Set<RaftGroupId> closed, Predicate<RaftGroupId> stillMember) {
     List<GroupSpec> wanted = desired.groupsOn(selfId);
     Set<RaftGroupId> wantedIds = wanted.stream().map(g -> g.group().getGroupId()).collect(Collectors.toCollection(HashSet::new));
     learning.forEach(g -> wantedIds.add(g.group().getGroupId()));
@@ -78,11 +98,14 @@ public record ReconcilePlan(List<GroupSpec> start, List<GroupSpec> learn, List<R
     running.stream().filter(id -> !wantedIds.contains(id))
         .sorted(Comparator.comparing(id -> id.getUuid().toString()))
         .forEach(id -> (stillMember.test(id) ? keep : stop).add(id));
-    return new ReconcilePlan(start, learn, stop, keep);
+    List<GroupSpec> reopen = Stream.concat(wanted.stream(), learning.stream())
+        .filter(g -> running.contains(g.group().getGroupId()) && closed.contains(g.group().getGroupId()))
+        .distinct().filter(g -> stillMember.test(g.group().getGroupId())).toList();
+    return new ReconcilePlan(start, learn, stop, keep, reopen);
   }
 
-  /** Whether the pass has nothing to start or delete. */
+  /** Whether the pass has nothing to start, reopen or delete. */
   public boolean settled() {
-    return start.isEmpty() && learn.isEmpty() && stop.isEmpty();
+    return start.isEmpty() && learn.isEmpty() && stop.isEmpty() && reopen.isEmpty();
   }
 }

@@ -60,7 +60,26 @@ class PlacementReconcilerTest {
     final Set<RaftGroupId> running = new HashSet<>();
     final List<Long> adopted = new ArrayList<>();
     final List<GroupSpec> learned = new ArrayList<>();
+    final Set<RaftGroupId> closed = new HashSet<>();
+    final List<String> reopened = new ArrayList<>();
     boolean member = true;
+    boolean countedByLeader = true;
+
+    @Override
+    public boolean countedByLeader(RaftGroupId group) {
+      return countedByLeader;
+    }
+
+    @Override
+    public Set<RaftGroupId> closed() {
+      return Set.copyOf(closed);
+    }
+
+    @Override
+    public void reopen(GroupSpec group) {
+      reopened.add(group.name());
+      closed.remove(group.group().getGroupId());
+    }
 
     @Override
     public Set<RaftGroupId> running() {
@@ -158,6 +177,56 @@ class PlacementReconcilerTest {
     assertThat(again.settled()).as("the running learner replica is neither started again nor deleted, although "
         + "its configuration does not count it yet").isTrue();
     assertThat(n4.learned).hasSize(1);
+  }
+
+  @Test
+  void aClosedReplicaIsReopenedAndOneThatClosesAgainAtOnceWaitsForItsBackoff(@TempDir Path dir) throws IOException {
+    Placement seed = Placements.seed("test", new ClusterLayout(PlacementsTest.config(3, 1))).toBuilder()
+        .setVersion(7).build();
+    FakeMeta meta = new FakeMeta();
+    meta.stored = seed;
+    FakeServer n1 = new FakeServer();
+    List<GroupSpec> onN1 = Placements.layout(seed).groupsOn("n1");
+    onN1.forEach(g -> n1.running.add(g.group().getGroupId()));
+    PlacementReconciler reconciler = PlacementReconciler.manual("n1", meta, n1, new PlacementCache(dir), seed);
+    assertThat(reconciler.runPass().orElseThrow().settled()).isTrue();
+
+    GroupSpec shard = onN1.stream().filter(g -> g.name().equals("shard-0")).findFirst().orElseThrow();
+    n1.closed.add(shard.group().getGroupId());
+    n1.countedByLeader = false;
+    reconciler.runPass();
+    assertThat(n1.reopened).as("no leader counts n1: a removed member, closed by Ratis, stays closed").isEmpty();
+
+    n1.countedByLeader = true;
+    assertThat(reconciler.runPass().orElseThrow().reopen()).containsExactly(shard);
+    assertThat(n1.reopened).containsExactly("shard-0");
+
+    n1.closed.add(shard.group().getGroupId());
+    reconciler.runPass();
+    assertThat(n1.reopened).as("closed again within %d ms of its reopen: it waits",
+        PlacementReconciler.REOPEN_BACKOFF_MIN_MS).containsExactly("shard-0");
+  }
+
+  @Test
+  void aReplicaThisNodeIsMovingAwayIsNotReopened(@TempDir Path dir) throws IOException {
+    Placement seed = Placements.seed("test", new ClusterLayout(PlacementsTest.config(3, 1)));
+    Placement moving = seed.toBuilder().setVersion(9)
+        .addNodes(RegisteredNode.newBuilder().setNodeId("n4").setRaftAddress("127.0.0.1:9")
+            .setApiAddress("127.0.0.1:10").setHttpAddress("127.0.0.1:11").setState(NodeState.NODE_STATE_UP))
+        .setGroups(1, seed.getGroups(1).toBuilder().addLearners("n4"))
+        .addMoves(ReplicaMove.newBuilder().setGroup("shard-0").setFromNode("n1").setToNode("n4")
+            .setStep(MoveStep.MOVE_STEP_OLD_REMOVED))
+        .build();
+    FakeMeta meta = new FakeMeta();
+    meta.stored = moving;
+    FakeServer n1 = new FakeServer();
+    Placements.layout(moving).groupsOn("n1").forEach(g -> n1.running.add(g.group().getGroupId()));
+    GroupSpec shard = Placements.layout(moving).groupsOn("n1").stream().filter(g -> g.name().equals("shard-0"))
+        .findFirst().orElseThrow();
+    n1.closed.add(shard.group().getGroupId());
+    PlacementReconciler.manual("n1", meta, n1, new PlacementCache(dir), seed).runPass();
+    assertThat(n1.reopened).as("the move removes n1's replica from its group: Ratis closing it is the move's doing")
+        .isEmpty();
   }
 
   @Test

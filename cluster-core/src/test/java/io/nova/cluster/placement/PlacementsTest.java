@@ -93,4 +93,25 @@ class PlacementsTest {
     Set<RaftGroupId> exactly = Set.copyOf(onN1);
     assertThat(ReconcilePlan.of("n1", layout, exactly, id -> true).settled()).isTrue();
   }
+
+  @Test
+  void aPlanReopensOnlyClosedReplicasThePlacementStillWantsHere() {
+    ClusterLayout layout = new ClusterLayout(config(3, 3));
+    List<GroupSpec> onN1 = layout.groupsOn("n1");
+    RaftGroupId movedAway = RaftGroupId.randomId();
+    Set<RaftGroupId> running = new java.util.HashSet<>();
+    onN1.forEach(g -> running.add(g.group().getGroupId()));
+    running.add(movedAway);
+    Set<RaftGroupId> closed = Set.of(onN1.get(1).group().getGroupId(), movedAway);
+
+    ReconcilePlan plan = ReconcilePlan.of("n1", layout, List.of(), running, closed, id -> !id.equals(movedAway));
+    assertThat(plan.reopen()).containsExactly(onN1.get(1));
+    assertThat(plan.stop()).as("a closed replica moved away is deleted, not reopened").containsExactly(movedAway);
+    assertThat(plan.start()).isEmpty();
+    assertThat(plan.settled()).isFalse();
+
+    assertThat(ReconcilePlan.of("n1", layout, List.of(), running, closed, id -> false).reopen())
+        .as("a replica its configuration dropped (a move's source, before the placement records the move's end) "
+            + "was closed by Ratis as a matter of course").isEmpty();
+  }
 }

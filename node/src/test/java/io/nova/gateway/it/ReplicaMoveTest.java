@@ -1,11 +1,9 @@
 package io.nova.gateway.it;
 
-import static io.nova.gateway.it.Records.batch;
 import static io.nova.gateway.it.Replicas.group;
 import static io.nova.gateway.it.Replicas.placement;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nova.client.AppendAck;
 import io.nova.client.NovaClient;
 import io.nova.client.SequencedRecord;
 import io.nova.client.StreamAddress;
@@ -101,7 +99,7 @@ class ReplicaMoveTest {
       StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "resumed");
       client.createStream(stream);
       Map<Long, String> acked = new ConcurrentSkipListMap<>();
-      appendSome(client, stream, acked, "before", 10);
+      Replicas.appendSome(client, stream, acked, "before", 10);
 
       NodeConfig n4Config = cluster.spareConfig("n4");
       try (NovaServer first = Replicas.addAndStart(client, n4Config, Replicas.TUNING)) {
@@ -114,13 +112,13 @@ class ReplicaMoveTest {
       String metaLeader = cluster.awaitLeader("meta", Duration.ofSeconds(30));
       cluster.stop(metaLeader);
       try (NovaServer node4 = NovaServer.start(n4Config, Replicas.TUNING)) {
-        appendSome(client, stream, acked, "during", 10);
+        Replicas.appendSome(client, stream, acked, "during", 10);
         Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
           Optional<Placement> p = placement(cluster);
           return p.isPresent() && p.get().getMovesCount() == 0
               && group(p.get(), "shard-0").getReplicasList().contains("n4");
         });
-        appendSome(client, stream, acked, "after", 10);
+        Replicas.appendSome(client, stream, acked, "after", 10);
         List<SequencedRecord> read = Replicas.checkThroughSdk(client, stream, acked);
         assertThat(acked).as("every append acknowledged, so the stream holds exactly these").hasSize(read.size());
         long streamId = Replicas.streamInfo(cluster, stream).getStreamId();
@@ -130,12 +128,44 @@ class ReplicaMoveTest {
     }
   }
 
-  private static void appendSome(NovaClient client, StreamAddress stream, Map<Long, String> acked, String prefix,
-      int batches) {
-    for (int b = 0; b < batches; b++) {
-      AppendAck ack = client.append(stream, batch(prefix + b, 2));
-      for (int i = 0; i < 2; i++) {
-        acked.put(ack.start().seqNum() + i, prefix + b + "-" + i);
+  /**
+   * The source is down for the whole move, so its replica never receives a configuration without it; once
+   * it runs again its reconciler asks the group's leader, which holds the settled configuration without n1,
+   * and deletes the replica and its folder (a replica that trusted its own configuration stayed forever).
+   */
+  @Test
+  void aSourceDownForTheWholeMoveDeletesItsReplicaOnceItRunsAgain(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = Replicas.seededCluster(dir, 3, 1); NovaClient client = Replicas.client(cluster)) {
+      client.createBasin(ClusterFixture.BASIN);
+      StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "source-down");
+      client.createStream(stream);
+      Map<Long, String> acked = new ConcurrentSkipListMap<>();
+      Replicas.appendSome(client, stream, acked, "before", 10);
+      GroupSpec shard = cluster.server("n2").node().layout().shard(0);
+      Path sourceFolder = cluster.config("n1").dataDir().toAbsolutePath().resolve("raft")
+          .resolve(shard.group().getGroupId().getUuid().toString());
+      assertThat(sourceFolder).isDirectory();
+
+      try (NovaServer node4 = Replicas.addAndStart(client, cluster.spareConfig("n4"), Replicas.TUNING)) {
+        cluster.stop("n1");
+        Replicas.sendMeta(cluster, MetaCommand.newBuilder().setBeginReplicaMove(BeginReplicaMoveCommand.newBuilder()
+            .setGroup("shard-0").setFromNode("n1").setToNode("n4")).build());
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+          Optional<Placement> p = placement(cluster);
+          return p.isPresent() && p.get().getMovesCount() == 0
+              && group(p.get(), "shard-0").getReplicasList().contains("n4");
+        });
+        Replicas.appendSome(client, stream, acked, "moved", 10);
+
+        cluster.start("n1");
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200))
+            .until(() -> !Replicas.runs(cluster.server("n1").node(), shard.group().getGroupId())
+                && !java.nio.file.Files.exists(sourceFolder));
+
+        List<SequencedRecord> read = Replicas.checkThroughSdk(client, stream, acked);
+        assertThat(acked).as("every append acknowledged, so the stream holds exactly these").hasSize(read.size());
+        Replicas.checkLocalReplica(node4.node(), shard.group().getGroupId(),
+            Replicas.streamInfo(cluster, stream).getStreamId(), read, SETTLE);
       }
     }
   }

@@ -158,6 +158,20 @@ final class Replicas {
   }
 
   /**
+   * Appends {@code batches} batches of two records one after the other, recording each acknowledged record
+   * by seq_num: {@code PREFIX<b>-<i>}.
+   */
+  static void appendSome(NovaClient client, StreamAddress stream, Map<Long, String> acked, String prefix,
+      int batches) {
+    for (int b = 0; b < batches; b++) {
+      AppendAck ack = client.append(stream, batch(prefix + b, 2));
+      for (int i = 0; i < 2; i++) {
+        acked.put(ack.start().seqNum() + i, prefix + b + "-" + i);
+      }
+    }
+  }
+
+  /**
    * Through the SDK: the stream holds {@code tail} records, dense from 0, each acknowledged one at its seq_num.
    *
    * @return the records read, in order
