@@ -244,6 +244,30 @@ class MainTest {
     assertThat(java.nio.file.Files.readString(plan.configFile("n1"))).as("nothing rewritten").isEqualTo(before);
   }
 
+  /**
+   * Spare nodes are bounded with the seed nodes, and a reused folder keeps every spare an earlier run started
+   * (it may host replicas by then).
+   */
+  @Test
+  void devBoundsSpareNodesAndKeepsThoseAFolderHas(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Result tooMany = run("", "dev", "--data-dir", dir.resolve("new").toString(), "--nodes", "5", "--spare-nodes", "5");
+    assertThat(tooMany.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tooMany.err()).contains("--spare-nodes must be between 0 and 4", "at most 9");
+    assertThat(run("", "dev", "--spare-nodes", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+
+    io.nova.cli.dev.DevClusterPlan plan = io.nova.cli.dev.DevClusterPlan.of(3, 2, dir, 4, 7700);
+    for (io.nova.cluster.config.NodeConfig c : plan.configs()) {
+      java.nio.file.Files.createDirectories(plan.nodeDir(c.nodeId()));
+      c.write(plan.configFile(c.nodeId()));
+    }
+    String before = java.nio.file.Files.readString(plan.configFile("n5"));
+    Result fewer = run("", "dev", "--data-dir", dir.toString(), "--spare-nodes", "1");
+    assertThat(fewer.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(fewer.err()).contains("spare nodes up to n5", "--spare-nodes 2");
+    assertThat(java.nio.file.Files.readString(plan.configFile("n5"))).as("nothing rewritten").isEqualTo(before);
+  }
+
   /** A reused dev folder whose node file is broken is refused, not silently rewritten without the shape check. */
   @Test
   void devRefusesAFolderWhoseNodeFileCannotBeRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)

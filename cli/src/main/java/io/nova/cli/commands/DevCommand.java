@@ -38,6 +38,12 @@ public final class DevCommand implements Callable<Integer> {
       description = "Number of nodes, 1-" + DevClusterPlan.NODES_MAX + " (default: ${DEFAULT-VALUE}).")
   int nodes;
 
+  @Option(names = "--spare-nodes", defaultValue = "0", paramLabel = "M",
+      description = "Also start M spare nodes (n<N+1>..), outside the cluster until 'nova cluster add-node' "
+          + "registers them, to try growing and shrinking it (docs/operations.md); N + M at most "
+          + DevClusterPlan.NODES_MAX + " (default: ${DEFAULT-VALUE}).")
+  int spareNodes;
+
   @Option(names = {"-d", "--data-dir"}, paramLabel = "DIR",
       description = "Data folder (one sub-folder per node); reusing it restarts the same cluster. "
           + "Default: a fresh temporary folder.")
@@ -87,13 +93,17 @@ public final class DevCommand implements Callable<Integer> {
     if (nodes < 1 || nodes > DevClusterPlan.NODES_MAX) {
       throw new InputException("--nodes must be between 1 and " + DevClusterPlan.NODES_MAX);
     }
+    if (spareNodes < 0 || nodes + spareNodes > DevClusterPlan.NODES_MAX) {
+      throw new InputException("--spare-nodes must be between 0 and " + (DevClusterPlan.NODES_MAX - nodes) + " with --nodes "
+          + nodes + ": at most " + DevClusterPlan.NODES_MAX + " nodes in all");
+    }
     Main main = Main.of(spec);
     Path dir = dataDir != null ? dataDir.toAbsolutePath() : Files.createTempDirectory("nova-dev-");
     Optional<NodeConfig> existing = DevClusterPlan.existingConfig(dir);
     int shardCount = shards != null ? shards
         : existing.map(NodeConfig::shardCount).orElse(NodeConfig.DEFAULT_SHARD_COUNT);
     existing.ifPresent(c -> checkSameShape(c, dir, shardCount));
-    DevClusterPlan plan = DevClusterPlan.of(nodes, dir, shardCount, portBase);
+    DevClusterPlan plan = DevClusterPlan.of(nodes, spareNodes, dir, shardCount, portBase);
     if (tls) {
       plan = DevTls.apply(plan);
     }
@@ -101,8 +111,7 @@ public final class DevCommand implements Callable<Integer> {
       plan = plan.withCors(corsSettings(corsAllowedOrigins));
     }
     if (auth) {
-      plan = new DevClusterPlan(plan.dataDir(), plan.configs().stream()
-          .map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON)).toList());
+      plan = plan.map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON));
       if (!tls) {
         main.err().println("nova: warning: --auth without --tls: access tokens travel in clear text to every node;"
             + " add --tls unless only this machine can reach the ports");
@@ -147,6 +156,14 @@ public final class DevCommand implements Callable<Integer> {
       throw new InputException(dir + " holds a cluster of " + existing.nodes().size() + " nodes; restart it "
           + "with --nodes " + existing.nodes().size() + ", or give another --data-dir for a new cluster of "
           + nodes + ".");
+    }
+    // A spare left out could hold replicas by now (add-node and a move put them there): its groups would
+    // lose a member, so a restart keeps every spare an earlier run started.
+    for (int i = DevClusterPlan.NODES_MAX; i > nodes + spareNodes; i--) {
+      if (Files.exists(dir.resolve("n" + i).resolve("node.yaml"))) {
+        throw new InputException(dir + " holds spare nodes up to n" + i + "; restart it with --spare-nodes "
+            + (i - nodes) + ", or give another --data-dir for a new cluster.");
+      }
     }
   }
 }

@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Lifecycle: {@link #runUntilStopped()} checks the ports, writes the configurations, starts the nodes,
  * waits (bounded) until every node answers 200 on its HTTP {@code /ready} and the cluster creates the
- * basin {@code demo}, prints where everything is and then waits for the nodes. A shutdown hook (Ctrl-C, SIGTERM) and {@link #close()} stop every
+ * basin {@code demo}, then likewise for spare nodes that have not run before, prints where everything is
+ * and then waits for the nodes. A shutdown hook (Ctrl-C, SIGTERM) and {@link #close()} stop every
  * child: SIGTERM first, then a forced kill after {@link #STOP_GRACE}. A node that dies is reported once
  * and not restarted.
  *
@@ -120,10 +121,26 @@ public final class DevCluster implements AutoCloseable {
   public int runUntilStopped() throws StartFailure, IOException, InterruptedException {
     checkPortsFree();
     Runtime.getRuntime().addShutdownHook(shutdownHook);
-    for (NodeConfig config : plan.configs()) {
+    for (NodeConfig config : plan.seeds()) {
       start(config);
     }
+    List<NodeConfig> later = new ArrayList<>();
+    for (NodeConfig config : plan.spares()) {
+      if (hasJoined(config)) {
+        start(config);
+      } else {
+        later.add(config);
+      }
+    }
     awaitReady();
+    if (!later.isEmpty()) {
+      // A node with no data asks the running cluster for its placement as it starts; one that finds no
+      // node answering would start on its own configuration's layout, so new spares start only now.
+      for (NodeConfig config : later) {
+        start(config);
+      }
+      awaitReady();
+    }
     printSummary();
     for (Node node : nodes) {
       node.process().onExit().thenAccept(p -> reportExit(node));
@@ -139,6 +156,14 @@ public final class DevCluster implements AutoCloseable {
     }
     err.println("nova: every node this command started has exited (nodes restarted by hand keep running)");
     return ExitCodes.FAILURE;
+  }
+
+  /**
+   * Whether a spare has run before, with the cluster (a restart of the same folder): it keeps the placement
+   * it was given, and may host replicas the seed nodes need to become ready, so it starts with them.
+   */
+  private static boolean hasJoined(NodeConfig spare) {
+    return Files.exists(spare.dataDir().resolve(io.nova.cluster.placement.PlacementCache.FILE_NAME));
   }
 
   private void checkPortsFree() throws StartFailure {
@@ -207,7 +232,8 @@ public final class DevCluster implements AutoCloseable {
 
   /**
    * Polls (with backoff, bounded by the ready timeout) until every node's {@code /ready} answers 200
-   * (its groups run and know their leaders) and then the cluster creates the demo basin.
+   * (its groups run and know their leaders; a spare hosts none) and then the cluster creates the demo
+   * basin (or finds it there).
    */
   private void awaitReady() throws StartFailure, InterruptedException, IOException {
     long deadlineNanos = System.nanoTime() + readyTimeout.toNanos();
@@ -300,9 +326,15 @@ public final class DevCluster implements AutoCloseable {
     for (Node node : nodes) {
       var self = node.config().self();
       out.println("  " + self.id() + "  pid " + node.process().pid() + "  api " + self.apiAddress()
-          + "  http " + plan.httpUrl(self.id()) + "  raft " + self.raftAddress() + "  log " + node.log());
+          + "  http " + plan.httpUrl(self.id()) + "  raft " + self.raftAddress() + "  log " + node.log()
+          + (plan.spares().contains(node.config()) ? "  (spare)" : ""));
     }
     out.println("basin: " + DEMO_BASIN);
+    if (!plan.spares().isEmpty()) {
+      out.println("spare nodes: running, outside the cluster until registered (then move replicas onto them"
+          + " with move-replica, or drain a node):");
+      plan.spares().forEach(c -> out.println("  ./nova cluster " + addNodeArguments(c)));
+    }
     String ca = DevTls.caFile(plan.dataDir()).toString();
     if (plan.tls()) {
       out.println("tls: every port; CA certificate " + ca + " (node certificates beside it)");
@@ -331,10 +363,17 @@ public final class DevCluster implements AutoCloseable {
     out.println("Press Ctrl-C to stop every node.");
   }
 
+  /** {@code add-node --id ID --raft R --api A --http H} for a spare's addresses. */
+  static String addNodeArguments(NodeConfig spare) {
+    var self = spare.self();
+    return "add-node --id " + self.id() + " --raft " + self.raftAddress() + " --api " + self.apiAddress()
+        + " --http " + self.httpAddress();
+  }
+
   /**
    * The ready summary as one line of JSON: {@code data_dir}, {@code endpoints} (comma-separated API
    * addresses), {@code basin}, {@code nodes[]} ({@code id}, {@code pid}, {@code api}, {@code http} URL,
-   * {@code raft}, {@code log} file), {@code tls_ca} (the CA file, or null without TLS),
+   * {@code raft}, {@code log} file, {@code spare}: whether it is a spare node), {@code tls_ca} (the CA file, or null without TLS),
    * {@code admin_token} and {@code admin_token_file} (null unless {@code --auth} read the bootstrap token).
    */
   private String summaryJson() {
@@ -345,7 +384,8 @@ public final class DevCluster implements AutoCloseable {
     for (Node node : nodes) {
       var self = node.config().self();
       array.addObject().put("id", self.id()).put("pid", node.process().pid()).put("api", self.apiAddress())
-          .put("http", plan.httpUrl(self.id())).put("raft", self.raftAddress()).put("log", node.log().toString());
+          .put("http", plan.httpUrl(self.id())).put("raft", self.raftAddress()).put("log", node.log().toString())
+          .put("spare", plan.spares().contains(node.config()));
     }
     root.put("tls_ca", plan.tls() ? DevTls.caFile(plan.dataDir()).toString() : null);
     root.put("admin_token", adminToken);

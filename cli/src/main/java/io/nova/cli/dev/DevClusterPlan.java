@@ -9,17 +9,22 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
  * The layout of a {@code nova dev} cluster: node {@code n<i>} (i from 1) serves its gRPC API on
  * {@code 127.0.0.1:770<i>}, Raft on {@code 127.0.0.1:780<i>} and its HTTP API on {@code 127.0.0.1:790<i>};
  * its folder {@code DIR/n<i>} holds {@code node.yaml}, {@code node.log} and the data folder {@code data}.
+ * The first {@code seedCount} nodes form the cluster (each lists them all); the others are spares
+ * ({@code nova dev --spare-nodes}), numbered after them, each listing the seed nodes and itself, as a new
+ * machine's configuration does before add-node registers it (docs/operations.md, "Membership").
  *
  * @param dataDir the cluster's folder
- * @param configs one configuration per node, in id order
+ * @param configs one configuration per node, in id order: the seed nodes, then the spares
+ * @param seedCount how many of {@code configs} are seed nodes, at least 1
  */
-public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
+public record DevClusterPlan(Path dataDir, List<NodeConfig> configs, int seedCount) {
 
   public static final String HOST = "127.0.0.1";
   /**
@@ -29,11 +34,19 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
   public static final int PORT_BASE_DEFAULT = 7700;
   /** Keeps base + 200 + NODES_MAX a valid port. */
   public static final int PORT_BASE_MAX = 65_000;
-  /** Keeps every port within its block of 100 and the machine usable. */
+  /** Keeps every port within its block of 100 and the machine usable; seed nodes and spares together. */
   public static final int NODES_MAX = 9;
 
   public DevClusterPlan {
     configs = List.copyOf(configs);
+    if (seedCount < 1 || seedCount > configs.size()) {
+      throw new IllegalArgumentException("seedCount must be between 1 and " + configs.size() + ", got " + seedCount);
+    }
+  }
+
+  /** A plan whose nodes are all seed nodes. */
+  public DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
+    this(dataDir, configs, configs.size());
   }
 
   /** The plan for {@code nodes} nodes under {@code dataDir} with {@code shards} shard groups. */
@@ -46,23 +59,67 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
    * and http {@code portBase + 200 + i}.
    */
   public static DevClusterPlan of(int nodes, Path dataDir, int shards, int portBase) {
+    return of(nodes, 0, dataDir, shards, portBase);
+  }
+
+  /**
+   * As {@link #of(int, Path, int, int)}, plus {@code spares} spare nodes {@code n<nodes+1>..}: each one's
+   * node list is the seed nodes and itself, so it joins through add-node.
+   *
+   * @throws IllegalArgumentException when {@code nodes} is below 1, {@code spares} below 0, both together
+   *     above {@link #NODES_MAX}, or {@code portBase} outside 1024..{@link #PORT_BASE_MAX}
+   */
+  public static DevClusterPlan of(int nodes, int spares, Path dataDir, int shards, int portBase) {
     if (portBase < 1024 || portBase > PORT_BASE_MAX) {
       throw new IllegalArgumentException("port base must be between 1024 and " + PORT_BASE_MAX + ", got " + portBase);
     }
     if (nodes < 1 || nodes > NODES_MAX) {
       throw new IllegalArgumentException("nodes must be between 1 and " + NODES_MAX + ", got " + nodes);
     }
-    List<PeerAddress> peers = new ArrayList<>();
+    if (spares < 0 || nodes + spares > NODES_MAX) {
+      throw new IllegalArgumentException("spare nodes must be between 0 and " + (NODES_MAX - nodes) + " with "
+          + nodes + " nodes (at most " + NODES_MAX + " in all), got " + spares);
+    }
+    List<PeerAddress> seeds = new ArrayList<>();
     for (int i = 1; i <= nodes; i++) {
-      peers.add(new PeerAddress("n" + i, HOST + ":" + (portBase + 100 + i), HOST + ":" + (portBase + i),
-          HOST + ":" + (portBase + 200 + i)));
+      seeds.add(peer(i, portBase));
     }
     List<NodeConfig> configs = new ArrayList<>();
-    for (PeerAddress p : peers) {
-      configs.add(new NodeConfig(NodeConfig.DEFAULT_CLUSTER_NAME, p.id(),
-          dataDir.resolve(p.id()).resolve("data"), shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, peers));
+    for (PeerAddress p : seeds) {
+      configs.add(config(p, seeds, dataDir, shards));
     }
-    return new DevClusterPlan(dataDir, configs);
+    for (int i = nodes + 1; i <= nodes + spares; i++) {
+      PeerAddress spare = peer(i, portBase);
+      List<PeerAddress> known = new ArrayList<>(seeds);
+      known.add(spare);
+      configs.add(config(spare, known, dataDir, shards));
+    }
+    return new DevClusterPlan(dataDir, configs, nodes);
+  }
+
+  private static PeerAddress peer(int i, int portBase) {
+    return new PeerAddress("n" + i, HOST + ":" + (portBase + 100 + i), HOST + ":" + (portBase + i),
+        HOST + ":" + (portBase + 200 + i));
+  }
+
+  private static NodeConfig config(PeerAddress self, List<PeerAddress> nodes, Path dataDir, int shards) {
+    return new NodeConfig(NodeConfig.DEFAULT_CLUSTER_NAME, self.id(), dataDir.resolve(self.id()).resolve("data"),
+        shards, NodeConfig.DEFAULT_ELECTION_TIMEOUT_MS, nodes);
+  }
+
+  /** This plan with {@code change} applied to every node's configuration, seed nodes and spares alike. */
+  public DevClusterPlan map(UnaryOperator<NodeConfig> change) {
+    return new DevClusterPlan(dataDir, configs.stream().map(change).toList(), seedCount);
+  }
+
+  /** The seed nodes' configurations: the nodes the cluster is bootstrapped with. */
+  public List<NodeConfig> seeds() {
+    return configs.subList(0, seedCount);
+  }
+
+  /** The spare nodes' configurations: started beside the cluster, members only once add-node registers them. */
+  public List<NodeConfig> spares() {
+    return configs.subList(seedCount, configs.size());
   }
 
   /**
@@ -87,7 +144,7 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   /** This plan with every node's {@code cors} section set to {@code cors} ({@code nova dev --cors-allowed-origins}). */
   public DevClusterPlan withCors(io.nova.cluster.cors.CorsSettings cors) {
-    return new DevClusterPlan(dataDir, configs.stream().map(c -> c.withCors(cors)).toList());
+    return map(c -> c.withCors(cors));
   }
 
   /** The node's folder. */
@@ -121,11 +178,11 @@ public record DevClusterPlan(Path dataDir, List<NodeConfig> configs) {
 
   /** The base URL of a node's HTTP API, e.g. {@code http://127.0.0.1:7901} ({@code https://} with TLS). */
   public String httpUrl(String nodeId) {
-    return (tls() ? "https://" : "http://") + configs.get(0).nodes().stream().filter(p -> p.id().equals(nodeId)).findFirst()
-        .orElseThrow().httpAddress();
+    return (tls() ? "https://" : "http://") + configs.stream().filter(c -> c.nodeId().equals(nodeId)).findFirst()
+        .orElseThrow().self().httpAddress();
   }
 
-  /** The API addresses, comma-separated, for {@code --endpoints} or {@code NOVA_ENDPOINTS}. */
+  /** The seed nodes' API addresses, comma-separated, for {@code --endpoints} or {@code NOVA_ENDPOINTS}. */
   public String endpoints() {
     return configs.get(0).nodes().stream().map(PeerAddress::apiAddress).collect(Collectors.joining(","));
   }

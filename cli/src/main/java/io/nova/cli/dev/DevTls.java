@@ -57,7 +57,7 @@ public final class DevTls {
       configs.add(c.withTls(TlsSettings.OFF.withApi(files(dir, c, "api", apiCa))
           .withRaft(files(dir, c, "raft", raftCa))));
     }
-    return new DevClusterPlan(plan.dataDir(), configs);
+    return new DevClusterPlan(plan.dataDir(), configs, plan.seedCount());
   }
 
   /** Keeps {@code use}'s CA and node certificates when all are valid; otherwise makes a new CA and issues them. */

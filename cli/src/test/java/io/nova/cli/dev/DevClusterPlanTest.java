@@ -51,6 +51,30 @@ class DevClusterPlanTest {
   }
 
   @Test
+  void sparesFollowTheSeedNodesAndListTheSeedsAndThemselves() {
+    DevClusterPlan plan = DevClusterPlan.of(3, 2, dir, 4, 9700);
+    assertThat(plan.seeds()).extracting(NodeConfig::nodeId).containsExactly("n1", "n2", "n3");
+    assertThat(plan.spares()).extracting(NodeConfig::nodeId).containsExactly("n4", "n5");
+    assertThat(plan.seeds()).allSatisfy(c -> assertThat(c.nodes()).extracting(p -> p.id())
+        .containsExactly("n1", "n2", "n3"));
+    NodeConfig n5 = plan.spares().get(1);
+    assertThat(n5.nodes()).extracting(p -> p.id()).containsExactly("n1", "n2", "n3", "n5");
+    assertThat(n5.self().apiAddress()).isEqualTo("127.0.0.1:9705");
+    assertThat(n5.shardCount()).isEqualTo(4);
+    assertThat(plan.endpoints()).as("clients start at the cluster's nodes")
+        .isEqualTo("127.0.0.1:9701,127.0.0.1:9702,127.0.0.1:9703");
+    assertThat(plan.httpUrl("n5")).isEqualTo("http://127.0.0.1:9905");
+    assertThat(DevCluster.addNodeArguments(n5))
+        .isEqualTo("add-node --id n5 --raft 127.0.0.1:9805 --api 127.0.0.1:9705 --http 127.0.0.1:9905");
+    assertThat(plan.map(c -> c.withAuth(io.nova.cluster.auth.AuthSettings.ON)).spares()).as("a change keeps them spares")
+        .hasSize(2).allSatisfy(c -> assertThat(c.auth().enabled()).isTrue());
+    assertThat(DevClusterPlan.of(3, 0, dir, 4, 9700).spares()).isEmpty();
+    assertThatThrownBy(() -> DevClusterPlan.of(3, 7, dir, 1, 9700)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("between 0 and 6");
+    assertThatThrownBy(() -> DevClusterPlan.of(3, -1, dir, 1, 9700)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aTakenPortIsReported() throws Exception {
     try (ServerSocket taken = new ServerSocket()) {
       taken.bind(new InetSocketAddress("127.0.0.1", 0));
