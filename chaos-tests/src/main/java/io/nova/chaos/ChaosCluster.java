@@ -47,7 +47,8 @@ import org.testcontainers.utility.DockerImageName;
  *
  * <p>Each node's data folder and configuration are bind-mounted from {@code dir/<node>/}, so a wipe is a
  * delete on the host, and each node publishes its API on a fixed free loopback port so a restarted
- * container keeps its address. Not thread-safe: the nemesis thread alone drives faults.
+ * container keeps its address. Not thread-safe: the nemesis thread alone drives faults; the workload's
+ * threads only read {@link #endpoints()}.
  */
 public final class ChaosCluster implements AutoCloseable {
 
@@ -77,6 +78,10 @@ public final class ChaosCluster implements AutoCloseable {
   private final List<List<String>> dropRules = new ArrayList<>();
   private final List<String> paused = new ArrayList<>();
   private final List<String> down = new ArrayList<>();
+  /** Nodes running outside the cluster: spares not registered yet. */
+  private final List<String> spares = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Nodes removed from the cluster and stopped for good: never restarted, asked or handed to clients. */
+  private final List<String> retired = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** TLS and the admin token of a secured cluster; null on a plain one. Set once, during start. */
   private ClusterSecurity security;
 
@@ -86,11 +91,16 @@ public final class ChaosCluster implements AutoCloseable {
 
   /**
    * Starts {@code size} nodes from {@code image}, each with a JVM heap of 384 MiB, and waits until every
-   * gateway listens (bounded by {@link #NODE_START_TIMEOUT}). With {@code pinIps} each node keeps its
-   * address across restarts; without, Docker may give a restarted node another node's old address.
+   * gateway listens (bounded by {@link #NODE_START_TIMEOUT}). The first {@code seedSize} are the cluster
+   * every configuration lists; each further node is a spare whose configuration lists the seed nodes and
+   * itself, started only by {@link #startSpare} and outside the cluster until {@link #registered}. With
+   * {@code pinIps} each node keeps its address across restarts; without, Docker may give a restarted node
+   * another node's old address.
+   *
+   * @param extraJavaOptions JVM options added to every node's (e.g. {@code -Dnova.tuning.<key>=<value>})
    */
-  public static ChaosCluster start(String image, int size, int shardCount, Path dir, boolean pinIps,
-      boolean secured) throws IOException {
+  public static ChaosCluster start(String image, int size, int seedSize, int shardCount, Path dir, boolean pinIps,
+      boolean secured, String extraJavaOptions) throws IOException {
     // A fixed subnet and fixed node IPs: Docker hands a restarted container a new IP by default, and a
     // peer's stale connection to a dead node's old IP then reaches whichever node got that IP (see
     // docs/testing.md, "Anomalies found"). Stable addresses are what deployments must provide.
@@ -113,24 +123,28 @@ public final class ChaosCluster implements AutoCloseable {
         openUp(nodeDir.resolve("data"));
       }
       cluster.security = secured ? ClusterSecurity.create(dir, ids, nodeDirs) : null;
-      StringBuilder nodesYaml = new StringBuilder();
-      for (int i = 1; i <= size; i++) {
-        nodesYaml.append("  - id: n").append(i).append("\n    raft-address: n").append(i).append(':')
-            .append(RAFT_PORT).append("\n    api-address: n").append(i).append(':').append(API_PORT).append('\n');
+      StringBuilder seedYaml = new StringBuilder();
+      for (int i = 1; i <= seedSize; i++) {
+        seedYaml.append(nodeYaml(ids.get(i - 1)));
       }
       for (int i = 1; i <= size; i++) {
         String id = ids.get(i - 1);
         Path nodeDir = nodeDirs.get(i - 1);
+        String nodesYaml = i <= seedSize ? seedYaml.toString() : seedYaml + nodeYaml(id);
         Files.writeString(nodeDir.resolve("node.yaml"), "cluster-name: chaos\nnode-id: " + id
             + "\ndata-dir: /var/lib/nova/data\nshard-count: " + shardCount
             + "\nelection-timeout-ms: 1000\nsnapshot-every-entries: " + SNAPSHOT_EVERY_ENTRIES
             + "\nbind-host: 0.0.0.0\n" + (secured ? ClusterSecurity.nodeYaml() : "") + "nodes:\n" + nodesYaml);
+        if (i > seedSize) {
+          cluster.spares.add(id);
+        }
         int hostPort = freePort();
         GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
             .withNetwork(network)
             .withNetworkAliases(id)
             .withFileSystemBind(nodeDir.toString(), "/var/lib/nova", BindMode.READ_WRITE)
-            .withEnv("JAVA_TOOL_OPTIONS", "-Xmx384m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+            .withEnv("JAVA_TOOL_OPTIONS", "-Xmx384m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+                + (extraJavaOptions.isEmpty() ? "" : " " + extraJavaOptions))
             .withCommand("server", "--config", "/var/lib/nova/node.yaml")
             .withCreateContainerCmdModifier(cmd -> {
               if (pinIps) {
@@ -143,7 +157,7 @@ public final class ChaosCluster implements AutoCloseable {
             .waitingFor(Wait.forLogMessage(".*serving on.*\\n", 1).withStartupTimeout(NODE_START_TIMEOUT));
         cluster.nodes.put(id, new Node(id, c, nodeDir, hostPort));
       }
-      CompletableFuture.allOf(cluster.nodes.values().stream()
+      CompletableFuture.allOf(cluster.nodes.values().stream().filter(n -> !cluster.spares.contains(n.id()))
           .map(n -> CompletableFuture.runAsync(n.container()::start)).toArray(CompletableFuture[]::new)).join();
       if (cluster.security != null) {
         cluster.security.awaitAdminToken(nodeDirs.stream().map(d -> d.resolve("data")).toList());
@@ -155,22 +169,60 @@ public final class ChaosCluster implements AutoCloseable {
     }
   }
 
+  /** One entry of the configuration's {@code nodes} list: the node's addresses on the Docker network. */
+  private static String nodeYaml(String id) {
+    return "  - id: " + id + "\n    raft-address: " + id + ':' + RAFT_PORT + "\n    api-address: " + id + ':'
+        + API_PORT + '\n';
+  }
+
+  /** Where {@code id}'s Raft server, gRPC API and HTTP API listen on the Docker network (raft, api, http). */
+  public static List<String> networkAddresses(String id) {
+    return List.of(id + ":" + RAFT_PORT, id + ":" + API_PORT, id + ":" + (API_PORT + 200));
+  }
+
   private static void openUp(Path p) throws IOException {
     // The container runs as uid 10001; the host folder belongs to the test's user.
     Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
   }
 
+  /** The cluster's members: every node but the spares not registered yet and the retired ones. */
   public List<Node> nodes() {
-    return List.copyOf(nodes.values());
+    return nodes.values().stream().filter(n -> !spares.contains(n.id()) && !retired.contains(n.id())).toList();
+  }
+
+  /**
+   * Starts a spare node and waits (bounded by {@link #NODE_START_TIMEOUT}) until it serves. Call it once the
+   * cluster runs: a node with no data reads the cluster's placement from the meta group when it starts, and
+   * one that finds no meta replica answering would start on its configuration's layout instead.
+   */
+  public void startSpare(String id) {
+    if (!spares.contains(id)) {
+      throw new IllegalArgumentException(id + " is not a spare");
+    }
+    LOG.info("nemesis: start spare {}", id);
+    node(id).container().start();
+  }
+
+  /** Marks a spare as a member once the add-node verb registered it. */
+  public void registered(String id) {
+    spares.remove(node(id).id());
+  }
+
+  /** Stops a node removed from the cluster (remove-node) for good: no heal restarts it. */
+  public void retire(String id) {
+    LOG.info("nemesis: retire {} (removed from the cluster)", id);
+    docker.stopContainerCmd(containerId(id)).withTimeout(10).exec();
+    down.remove(id);
+    retired.add(id);
   }
 
   public Node node(String id) {
     return Optional.ofNullable(nodes.get(id)).orElseThrow(() -> new IllegalArgumentException("no node " + id));
   }
 
-  /** Every node's API endpoint, comma-separated, for a client. */
+  /** Every member's API endpoint, comma-separated, for a client. */
   public String endpoints() {
-    return String.join(",", nodes.values().stream().map(Node::endpoint).toList());
+    return String.join(",", nodes().stream().map(Node::endpoint).toList());
   }
 
   // ---------------------------------------------------------------- faults
@@ -364,7 +416,7 @@ public final class ChaosCluster implements AutoCloseable {
 
   /** The cluster status as some reachable node answers it, or empty. */
   public Optional<ClusterStatus> status() {
-    for (Node n : nodes.values()) {
+    for (Node n : nodes()) {
       if (down.contains(n.id()) || paused.contains(n.id())) {
         continue;
       }
@@ -384,7 +436,7 @@ public final class ChaosCluster implements AutoCloseable {
    */
   public java.util.Set<String> groupsWithLeader() {
     java.util.Set<String> led = new java.util.HashSet<>();
-    for (Node n : nodes.values()) {
+    for (Node n : nodes()) {
       if (down.contains(n.id()) || paused.contains(n.id())) {
         continue;
       }
@@ -404,7 +456,7 @@ public final class ChaosCluster implements AutoCloseable {
         .map(GroupStatus::leader).filter(l -> l != null && !l.isEmpty()).findFirst());
   }
 
-  /** The replicas of {@code group} (from the layout every node computes). */
+  /** The replicas of {@code group}, as the cluster status's placement lists them. */
   public List<String> replicasOf(String group) {
     return status().flatMap(s -> s.groups().stream().filter(g -> g.name().equals(group))
         .map(GroupStatus::replicas).findFirst()).orElse(List.of());
