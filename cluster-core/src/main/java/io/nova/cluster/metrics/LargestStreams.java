@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -31,7 +32,8 @@ import org.apache.ratis.server.RaftServer;
  */
 final class LargestStreams {
 
-  private final List<GroupSpec> shards;
+  /** The shard groups with a replica here; appended to by {@link #add}. */
+  private final List<GroupSpec> shards = new CopyOnWriteArrayList<>();
   private final Function<GroupSpec, Optional<RaftServer.Division>> divisions;
   private final int largestMax;
 
@@ -45,9 +47,14 @@ final class LargestStreams {
     if (largestMax < 0) {
       throw new IllegalArgumentException("largestMax must be >= 0, got " + largestMax);
     }
-    this.shards = groups.stream().filter(g -> !g.isMeta()).toList();
+    add(groups);
     this.divisions = divisions;
     this.largestMax = largestMax;
+  }
+
+  /** Also names the largest streams of {@code groups}' shard groups (replicas started while the node runs). */
+  void add(List<GroupSpec> groups) {
+    groups.stream().filter(g -> !g.isMeta()).forEach(shards::add);
   }
 
   /** The four families now; empty when nothing is named (no shard led here, or {@code largestMax} 0). */

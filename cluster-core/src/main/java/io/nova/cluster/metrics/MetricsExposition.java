@@ -23,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +59,8 @@ public final class MetricsExposition {
 
   private final MetricRegistry registry;
   /** One bridge for the node-level metrics, then one per group (see the class comment). */
-  private final List<DropwizardExports> bridges;
+  private final List<DropwizardExports> bridges = new CopyOnWriteArrayList<>();
+  private final CustomLabelMapper groupLabel = groupLabelMapper();
   private final PrometheusTextFormatWriter textWriter = new PrometheusTextFormatWriter(false);
   private final ObjectMapper json;
   /** The per-stream families, computed at each scrape (Prometheus text only). */
@@ -67,17 +69,19 @@ public final class MetricsExposition {
   MetricsExposition(MetricRegistry registry, List<String> groups, LargestStreams largestStreams) {
     this.registry = registry;
     this.largestStreams = largestStreams;
-    CustomLabelMapper groupLabel = groupLabelMapper();
-    List<DropwizardExports> b = new ArrayList<>();
     // Latencies are histograms (LatencyTimer); the bridge would make them summaries.
-    b.add(new DropwizardExports(registry,
+    bridges.add(new DropwizardExports(registry,
         (name, metric) -> !name.startsWith(GroupMetrics.PREFIX) && !(metric instanceof LatencyTimer), groupLabel));
+    add(groups);
+    this.json = new ObjectMapper().registerModule(new MetricsModule(TimeUnit.SECONDS, TimeUnit.SECONDS, false));
+  }
+
+  /** Adds a bridge for each of {@code groups}' gauges (groups whose replica started while the node runs). */
+  void add(List<String> groups) {
     for (String group : groups) {
       String prefix = GroupMetrics.PREFIX + group + ".";
-      b.add(new DropwizardExports(registry, MetricFilter.startsWith(prefix), groupLabel));
+      bridges.add(new DropwizardExports(registry, MetricFilter.startsWith(prefix), groupLabel));
     }
-    this.bridges = List.copyOf(b);
-    this.json = new ObjectMapper().registerModule(new MetricsModule(TimeUnit.SECONDS, TimeUnit.SECONDS, false));
   }
 
   /** Maps {@code nova.group.<group>.<metric>} to {@code nova_group_<metric>{group="<group>"}}. */

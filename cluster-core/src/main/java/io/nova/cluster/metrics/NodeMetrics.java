@@ -4,8 +4,10 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import io.nova.cluster.config.NodeTuning;
 import io.nova.cluster.layout.GroupSpec;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.ratis.server.RaftServer;
@@ -27,13 +29,19 @@ public final class NodeMetrics implements AutoCloseable {
   private final MetricsExposition exposition;
   private final String jmxDomain;
   private final JmxReporter jmx;
+  private final Function<GroupSpec, Optional<RaftServer.Division>> divisions;
+  private final LargestStreams largestStreams;
+  /** The names of the groups whose gauges are registered. Guarded by {@code this}. */
+  private final Set<String> tracked = new HashSet<>();
 
   private NodeMetrics(String nodeId, List<GroupSpec> groups,
       Function<GroupSpec, Optional<RaftServer.Division>> divisions, int largestStreamsMax) {
     registry = new MetricRegistry();
+    this.divisions = divisions;
+    groups.forEach(g -> tracked.add(g.name()));
     GroupMetrics.register(registry, groups, divisions);
-    exposition = new MetricsExposition(registry, groups.stream().map(GroupSpec::name).toList(),
-        new LargestStreams(groups, divisions, largestStreamsMax));
+    largestStreams = new LargestStreams(groups, divisions, largestStreamsMax);
+    exposition = new MetricsExposition(registry, groups.stream().map(GroupSpec::name).toList(), largestStreams);
     jmxDomain = JMX_DOMAIN_PREFIX + nodeId;
     jmx = JmxReporter.forRegistry(registry)
         .inDomain(jmxDomain)
@@ -63,6 +71,21 @@ public final class NodeMetrics implements AutoCloseable {
     NodeMetrics metrics = new NodeMetrics(nodeId, groups, divisions, largestStreamsMax);
     metrics.jmx.start();
     return metrics;
+  }
+
+  /**
+   * Registers the per-group gauges of each of {@code groups} that has none yet: a replica this node started
+   * while it runs (a move's target, a shard group add-shards added). A group that left the node keeps its
+   * gauges, which read as absent (NaN) without a replica, until the node restarts.
+   */
+  public synchronized void track(List<GroupSpec> groups) {
+    List<GroupSpec> fresh = groups.stream().filter(g -> tracked.add(g.name())).toList();
+    if (fresh.isEmpty()) {
+      return;
+    }
+    GroupMetrics.register(registry, fresh, divisions);
+    largestStreams.add(fresh);
+    exposition.add(fresh.stream().map(GroupSpec::name).toList());
   }
 
   /** The node's registry (for reporters and tests); register nothing under {@code nova.}. */

@@ -802,6 +802,8 @@ public final class NovaNode implements AutoCloseable {
 
     @Override
     public void start(List<GroupSpec> groups) throws IOException {
+      // Before the replicas open: a scrape meanwhile reads their gauges as absent, never a missing series.
+      metrics.track(groups);
       joinAll(groups);
     }
 
@@ -813,6 +815,7 @@ public final class NovaNode implements AutoCloseable {
      */
     @Override
     public void learn(List<GroupSpec> groups) throws IOException {
+      metrics.track(groups);
       IOException first = null;
       for (GroupSpec spec : groups) {
         try (LogContext.Scope ignored = LogContext.enterGroup(spec.name())) {
