@@ -15,6 +15,7 @@ import io.nova.proto.internal.NodeState;
 import io.nova.proto.internal.ReplaceNodeCommand;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.internal.PlacedGroup;
+import io.nova.proto.internal.AddShardsCommand;
 import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.RegisteredNode;
 import io.nova.proto.internal.StoredToken;
@@ -165,6 +166,10 @@ public final class MetaState {
         return drainNode(command.getDrainNode().getNodeId(), logIndex);
       case REPLACE_NODE:
         return replaceNode(command.getReplaceNode(), logIndex);
+      case ADD_SHARDS:
+        return addShards(command.getAddShards(), logIndex);
+      case ACTIVATE_SHARD:
+        return activateShard(command.getActivateShard().getGroup(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -466,6 +471,45 @@ public final class MetaState {
   }
 
   /**
+   * Adds shard groups after the last one, each provisioning ({@link ShardAddition}); streams are placed on
+   * them once activated. Refused, changing nothing: UNAVAILABLE before a placement is seeded; the refusals of
+   * {@link ShardAddition#added}.
+   */
+  private Applied addShards(AddShardsCommand add, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    ShardAddition.Result result = ShardAddition.added(placement, add.getCount(),
+        add.hasExpectedShardCount() ? Optional.of(add.getExpectedShardCount()) : Optional.empty());
+    if (result.error().isPresent()) {
+      return refused(result.error().get());
+    }
+    shardStreamCounts = java.util.Arrays.copyOf(shardStreamCounts, PlacementRules.shardGroups(
+        result.placement().get()));
+    return placementChanged(result.placement().get().toBuilder(), logIndex);
+  }
+
+  /**
+   * Marks provisioning shard group {@code group} active: new streams may be placed on it. An active group
+   * answers the placement unchanged. Refused, changing nothing: UNAVAILABLE before a placement is seeded;
+   * NOT_FOUND for an unknown group.
+   */
+  private Applied activateShard(String group, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> index = groupIndex(group);
+    if (index.isEmpty()) {
+      return refused(Errors.notFound("group", group));
+    }
+    if (!placement.getGroups(index.get()).getProvisioning()) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    return placementChanged(placement.toBuilder().setGroups(index.get(),
+        placement.getGroups(index.get()).toBuilder().setProvisioning(false)), logIndex);
+  }
+
+  /**
    * A verb on one registered node: UNAVAILABLE before a placement is seeded; NOT_FOUND for an unknown id; the
    * placement unchanged (nothing written) when the node is in state {@code reached} already, which makes the
    * verb safe to repeat; else {@code verb} of the node's registry index and entry.
@@ -649,14 +693,20 @@ public final class MetaState {
     return Optional.ofNullable(tokens.get(id));
   }
 
-  /** The shard with the fewest streams; the lowest index on ties. */
+  /**
+   * The shard with the fewest streams, the lowest index on ties, among those taking streams: a shard group
+   * still provisioning (added, no leader seen yet) takes none. The seed's groups never provision, so one
+   * always qualifies.
+   */
   int leastLoadedShard() {
-    int best = 0;
-    for (int shard = 1; shard < shardStreamCounts.length; shard++) {
-      if (shardStreamCounts[shard] < shardStreamCounts[best]) {
+    int best = -1;
+    for (int shard = 0; shard < shardStreamCounts.length; shard++) {
+      boolean provisioning = placement != null && placement.getGroups(shard + 1).getProvisioning();
+      if (!provisioning && (best < 0 || shardStreamCounts[shard] < shardStreamCounts[best])) {
         best = shard;
       }
     }
+    Invariants.check(best >= 0, "no shard group takes streams: %s", java.util.Arrays.toString(shardStreamCounts));
     return best;
   }
 

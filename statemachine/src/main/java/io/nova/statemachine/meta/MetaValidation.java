@@ -13,7 +13,7 @@ public final class MetaValidation {
   /** The kinds a meta command may have, as an error names them. */
   private static final String KINDS = "create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
       + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
-      + " advance_replica_move, drain_node, replace_node";
+      + " advance_replica_move, drain_node, replace_node, add_shards, activate_shard";
 
   private MetaValidation() {}
 
@@ -61,6 +61,12 @@ public final class MetaValidation {
       case REPLACE_NODE:
         return PlacementRules.replaceError(command.getReplaceNode().getOldNodeId(),
             command.getReplaceNode().getNewNodeId());
+      case ADD_SHARDS:
+        return ShardAddition.countError(command.getAddShards().getCount());
+      case ACTIVATE_SHARD:
+        return command.getActivateShard().getGroup().isEmpty()
+            ? Optional.of(Errors.invalidArgument("group", "\"shard-N\"", "an activation names its group"))
+            : Optional.empty();
       case ADVANCE_REPLICA_MOVE: {
         var advance = command.getAdvanceReplicaMove();
         return advance.getFromStep().getNumber() >= io.nova.proto.internal.MoveStep.MOVE_STEP_PLANNED_VALUE

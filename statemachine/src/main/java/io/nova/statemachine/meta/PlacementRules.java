@@ -25,7 +25,8 @@ import java.util.UUID;
  *       its replacement is another registered node.
  *   <li>The first group is the meta group ({@code name "meta"}, shard -1); then shard groups
  *       {@code shard-0 .. shard-(n-1)} in order, n between 1 and {@value #SHARD_GROUPS_MAX}.
- *   <li>Every group id is a UUID, none twice.
+ *   <li>Every group id is a UUID, none twice; only shard groups may be provisioning (added, no leader seen
+ *       yet).
  *   <li>Every group has 1 to {@value #REPLICAS_MAX} replicas, none twice, each a registered node that is
  *       not {@code REMOVED}; its learners are such nodes too, and none is also a replica.
  *   <li>At most one replica move per group, at a step from PLANNED to OLD_REMOVED, moving one of the
@@ -48,6 +49,14 @@ public final class PlacementRules {
   /** The name of shard group {@code shard}: {@code shard-N}. */
   public static String shardName(int shard) {
     return "shard-" + shard;
+  }
+
+  /**
+   * The group id of group {@code name} ("meta" or "shard-N") in cluster {@code clusterName}: the name-based
+   * UUID of {@code clusterName/name} (ADR 0001), for the configuration's groups and add-shards' alike.
+   */
+  public static UUID groupId(String clusterName, String name) {
+    return UUID.nameUUIDFromBytes((clusterName + "/" + name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** How many shard groups {@code placement} holds (it is assumed valid). */
@@ -93,6 +102,9 @@ public final class PlacementRules {
       if (!group.getName().equals(name) || group.getShard() != (i == 0 ? META_SHARD : shard)) {
         return invalid("groups", "meta first, then shard-0.. in order", "group " + i + " is \""
             + group.getName() + "\" (shard " + group.getShard() + "), expected \"" + name + "\"");
+      }
+      if (i == 0 && group.getProvisioning()) {
+        return invalid("groups.provisioning", "false on the meta group", "the meta group is marked provisioning");
       }
       if (!isUuid(group.getGroupId()) || !groupIds.add(group.getGroupId())) {
         return invalid("groups.group_id", "a UUID, unique", "group " + name + " has group id \""
