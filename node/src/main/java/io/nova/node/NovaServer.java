@@ -68,6 +68,7 @@ import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -345,7 +346,8 @@ public final class NovaServer implements AutoCloseable {
 
   /** This node's leading shard replicas as pushers of applied records to tailing read sessions. */
   private static LocalTailFeeds localTailFeeds(NovaNode node) {
-    return (shard, streamId, listener) -> node.division(node.layout().shard(shard))
+    return (shard, streamId, listener) -> (shard < node.layout().shards().size()
+        ? node.division(node.layout().shard(shard)) : Optional.<RaftServer.Division>empty())
         // follow() checks leadership itself, after registering (the check that closes the race).
         .filter(d -> d.getStateMachine() instanceof ShardStateMachine)
         .flatMap(d -> ((ShardStateMachine) d.getStateMachine()).follow(streamId, listener));

@@ -2,7 +2,7 @@ package io.nova.cluster.layout;
 
 import io.nova.cluster.config.NodeConfig;
 import io.nova.cluster.config.PeerAddress;
-import java.nio.charset.StandardCharsets;
+import io.nova.statemachine.meta.PlacementRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -71,7 +71,7 @@ public final class ClusterLayout {
   }
 
   private RaftGroup group(String clusterName, String name, int firstNode) {
-    UUID uuid = UUID.nameUUIDFromBytes((clusterName + "/" + name).getBytes(StandardCharsets.UTF_8));
+    UUID uuid = PlacementRules.groupId(clusterName, name);
     int replicas = Math.min(REPLICAS, nodes.size());
     List<RaftPeer> peers = new ArrayList<>();
     for (int k = 0; k < replicas; k++) {

@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -96,8 +97,11 @@ public final class GroupClients implements AutoCloseable {
   private final long readReplyMarginMs;
   private final long writeDeadlineDefaultMs;
   private final long writeAdmissionMarginMs;
-  private final List<PeerMovingClient> writeClients = new ArrayList<>();
-  private final List<PeerMovingClient> readClients = new ArrayList<>();
+  /** Element 0 is the meta group's, element {@code i + 1} shard {@code i}'s; groups are only ever appended. */
+  private final List<PeerMovingClient> writeClients = new CopyOnWriteArrayList<>();
+  private final List<PeerMovingClient> readClients = new CopyOnWriteArrayList<>();
+  private final long retireDelayMs;
+  private final Supplier<Parameters> parameters;
   private final LeaderFollower leaderFollower;
   private final LocalLeaders localLeaders;
   private final LocalReplicas localReplicas;
@@ -152,21 +156,9 @@ public final class GroupClients implements AutoCloseable {
     this.readReplyMarginMs = tuning.readReplyMarginMs();
     this.writeDeadlineDefaultMs = tuning.writeDeadlineDefaultMs();
     this.writeAdmissionMarginMs = tuning.writeAdmissionMarginMs();
-    long retireDelayMs = tuning.retiredClientCloseDelayMs();
-    for (GroupSpec spec : layout.allGroups()) {
-      writeClients.add(new PeerMovingClient(spec, retireDelayMs,
-          (group, firstPeer) -> newClient(group, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
-              firstPeer, parameters.get())));
-      readClients.add(new PeerMovingClient(spec, retireDelayMs, (group, firstPeer) -> {
-        RaftProperties reads = RaftTuning.clientProperties();
-        if (!spec.isMeta()) {
-          // Shard reads may park (long polls). Meta queries never do, so they keep Ratis' short per-attempt
-          // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
-          RaftClientConfigKeys.Rpc.setRequestTimeout(reads, readRequestTimeout);
-        }
-        return newClient(group, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
-      }));
-    }
+    this.retireDelayMs = tuning.retiredClientCloseDelayMs();
+    this.parameters = parameters;
+    layout.allGroups().forEach(this::addClients);
     // The write clients follow, and the meta group's read client: every call on a stream this gateway
     // has not resolved yet queries meta first, and with meta's leader paused that query sat on it until
     // the pause ended (the chaos PauseProbe saw no commit for whole pauses of the node leading meta).
@@ -186,6 +178,22 @@ public final class GroupClients implements AutoCloseable {
     };
     this.localWrites = new LocalFirstWrite(localLeaders, localResendCount);
     this.localReads = new LocalFirstRead(this.localLeaders);
+  }
+
+  /** Appends a write and a read client of {@code spec}, the next group in layout order. */
+  private void addClients(GroupSpec spec) {
+    writeClients.add(new PeerMovingClient(spec, retireDelayMs,
+        (group, firstPeer) -> newClient(group, RaftTuning.writeClientProperties(), RaftTuning.writeRetryPolicy(),
+            firstPeer, parameters.get())));
+    readClients.add(new PeerMovingClient(spec, retireDelayMs, (group, firstPeer) -> {
+      RaftProperties reads = RaftTuning.clientProperties();
+      if (!spec.isMeta()) {
+        // Shard reads may park (long polls). Meta queries never do, so they keep Ratis' short per-attempt
+        // timeout: an attempt stuck on a leader that died fails over within seconds, not 15.
+        RaftClientConfigKeys.Rpc.setRequestTimeout(reads, readRequestTimeout);
+      }
+      return newClient(group, reads, RaftTuning.readRetryPolicy(), firstPeer, parameters.get());
+    }));
   }
 
   private static RaftClient newClient(GroupSpec spec, RaftProperties properties,
@@ -221,30 +229,52 @@ public final class GroupClients implements AutoCloseable {
   /**
    * Makes the groups of {@code changed} (the node's newly adopted placement, with each group's peers: its
    * replicas and a move's learner) the ones this gateway reaches, so a replica moved to another node, which
-   * may lead the group as soon as it votes, is reached before the move is done. Only the peers of existing
-   * groups change here: a layout with other groups (added shards, not built yet) is ignored but for a
-   * warning, and the gateway reaches those after a restart, as before. Thread-safe; calls in flight
-   * finish on the clients they started on.
+   * may lead the group as soon as it votes, is reached before the move is done, and shard groups added
+   * while the node runs (add-shards, ADR 0029) get clients of their own. Groups are only ever appended: a
+   * layout that drops a group or gives one another id is ignored but for a warning. Thread-safe and
+   * called from one thread at a time (the node's reconciler); calls in flight finish on the clients they
+   * started on.
    *
    * @return whether {@code changed} was adopted
    */
-  public boolean adopt(ClusterLayout changed) {
+  public synchronized boolean adopt(ClusterLayout changed) {
     List<GroupSpec> now = layout.allGroups();
     List<GroupSpec> next = changed.allGroups();
-    for (int i = 0; i < Math.max(now.size(), next.size()); i++) {
-      if (i >= now.size() || i >= next.size()
-          || !now.get(i).group().getGroupId().equals(next.get(i).group().getGroupId())) {
-        LOG.warn("this gateway reaches {} groups and cannot add or drop groups while it runs; a placement with {} "
-            + "groups is served after a restart", now.size(), next.size());
+    for (int i = 0; i < now.size(); i++) {
+      if (i >= next.size() || !now.get(i).group().getGroupId().equals(next.get(i).group().getGroupId())) {
+        LOG.warn("this gateway reaches {} groups and a placement with {} groups drops or renames one of them; "
+            + "it is not adopted", now.size(), next.size());
         return false;
       }
     }
-    for (int i = 0; i < next.size(); i++) {
+    for (int i = 0; i < now.size(); i++) {
       writeClients.get(i).repeer(next.get(i));
       readClients.get(i).repeer(next.get(i));
     }
+    for (int i = now.size(); i < next.size(); i++) {
+      addClients(next.get(i));
+      if (leaderFollower != null) {
+        leaderFollower.add(next.get(i), List.of(writeClients.get(i)));
+      }
+      LOG.info("this gateway reaches new group {}", next.get(i).name());
+    }
     layout = changed;
     return true;
+  }
+
+  /**
+   * Shard group {@code shard} as this gateway knows it.
+   *
+   * @throws GatewayException UNAVAILABLE (nothing written) for a shard group this gateway has not adopted
+   *     yet: one add-shards just added, whose placement this node reads within a poll interval
+   */
+  private GroupSpec shardGroup(int shard) {
+    ClusterLayout known = layout;
+    if (shard < 0 || shard >= known.shards().size()) {
+      throw new GatewayException(Errors.unavailable(false, "shard group " + shard + " is new to this node ("
+          + "it knows " + known.shards().size() + "); it learns of it within a placement poll; retry shortly"));
+    }
+    return known.shard(shard);
   }
 
   public ClusterLayout layout() {
@@ -262,7 +292,7 @@ public final class GroupClients implements AutoCloseable {
    */
   public ShardResult write(int shard, ShardCommand command) {
     WriteDeadline deadline = writeDeadline();
-    return write(layout.shard(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
+    return write(shardGroup(shard), command.toBuilder().setDeadlineMs(deadline.admitByWallMs()).build(),
         deadline, ShardResult.parser());
   }
 
@@ -275,7 +305,7 @@ public final class GroupClients implements AutoCloseable {
    * {@link #write(int, ShardCommand)}.
    */
   public Optional<StartedWrite> startLocalWrite(int shard, ShardCommand command) {
-    GroupSpec spec = layout.shard(shard);
+    GroupSpec spec = shardGroup(shard);
     Optional<LocalLeaders.LocalLeader> local = localLeaders.readyLocalLeader(spec);
     WriteDeadline deadline = writeDeadline();
     if (local.isEmpty() || deadline.admissionClosed()) {
@@ -291,7 +321,11 @@ public final class GroupClients implements AutoCloseable {
    * own replica of it knows; empty when it hosts none or knows no leader. A routing hint for clients.
    */
   public Optional<String> leaderApiAddress(int shard) {
-    return localLeaders.leadership(layout.shard(shard)).flatMap(l -> layout.nodes().stream()
+    ClusterLayout known = layout;
+    if (shard >= known.shards().size()) {
+      return Optional.empty();
+    }
+    return localLeaders.leadership(known.shard(shard)).flatMap(l -> known.nodes().stream()
         .filter(n -> n.id().equals(l.leader().toString())).map(n -> n.apiAddress()).findFirst());
   }
 
@@ -301,7 +335,11 @@ public final class GroupClients implements AutoCloseable {
    * another one ({@link StartedWrite#term()}).
    */
   public OptionalLong localLeaderTerm(int shard) {
-    return localLeaders.readyLocalLeader(layout.shard(shard))
+    ClusterLayout known = layout;
+    if (shard >= known.shards().size()) {
+      return OptionalLong.empty();
+    }
+    return localLeaders.readyLocalLeader(known.shard(shard))
         .map(l -> OptionalLong.of(l.currentTerm().getAsLong())).orElse(OptionalLong.empty());
   }
 
@@ -379,7 +417,7 @@ public final class GroupClients implements AutoCloseable {
    */
   public ShardQueryResult query(int shard, ShardQuery query) {
     long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
-    return join(queryAsync(layout.shard(shard), query, withinCallerDeadline(waitMs + readReplyMarginMs),
+    return join(queryAsync(shardGroup(shard), query, withinCallerDeadline(waitMs + readReplyMarginMs),
         ShardQueryResult.parser()));
   }
 
@@ -400,7 +438,13 @@ public final class GroupClients implements AutoCloseable {
    */
   public CompletableFuture<ShardQueryResult> queryAsync(int shard, ShardQuery query) {
     long waitMs = query.hasRead() ? query.getRead().getWaitMs() : 0;
-    return queryAsync(layout.shard(shard), query, waitMs + readReplyMarginMs, ShardQueryResult.parser());
+    GroupSpec spec;
+    try {
+      spec = shardGroup(shard);
+    } catch (GatewayException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return queryAsync(spec, query, waitMs + readReplyMarginMs, ShardQueryResult.parser());
   }
 
   /**

@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,21 +37,22 @@ final class LeaderFollower implements AutoCloseable {
    */
   static final long POLL_MS = 50;
 
-  private final List<GroupSpec> groups;
+  /** The groups followed, each with its clients and the newest term they were moved for. */
+  private final List<Followed> followed = new CopyOnWriteArrayList<>();
   private final LocalLeaders leaders;
-  /** The clients of each group, in {@link #groups} order; each list is followed the same way. */
-  private final List<List<PeerMovingClient>> clients;
-  /** The newest term each group's clients were moved for. Invariant: only touched by the poll thread. */
-  private final long[] followedTerm;
   private final ScheduledExecutorService poller;
   /** The log context of the node that built this (its id), for the poll thread's lines. */
   private final Map<String, String> logContext = LogContext.capture();
 
+  /**
+   * @param groups the groups to follow
+   * @param clients the clients of each group, in {@code groups} order; each list is moved the same way
+   */
   LeaderFollower(List<GroupSpec> groups, LocalLeaders leaders, List<List<PeerMovingClient>> clients) {
-    this.groups = List.copyOf(groups);
     this.leaders = leaders;
-    this.clients = List.copyOf(clients);
-    this.followedTerm = new long[groups.size()];
+    for (int i = 0; i < groups.size(); i++) {
+      add(groups.get(i), clients.get(i));
+    }
     this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nova-leader-follower");
       t.setDaemon(true);
@@ -58,31 +61,39 @@ final class LeaderFollower implements AutoCloseable {
     poller.scheduleWithFixedDelay(this::pollOnce, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
   }
 
+  /** Follows {@code group} too, from the next poll on (a shard group added while the node runs). */
+  void add(GroupSpec group, List<PeerMovingClient> clients) {
+    followed.add(new Followed(group, List.copyOf(clients), new AtomicLong()));
+  }
+
   private void pollOnce() {
     try (LogContext.Scope ignored = LogContext.enter(logContext)) {
-      for (int i = 0; i < groups.size(); i++) {
-        follow(i);
+      for (Followed group : followed) {
+        follow(group);
       }
     }
   }
 
-  /** Moves group {@code i}'s clients when its local replica names a leader in a newer term. */
-  private void follow(int i) {
+  /** Moves the group's clients when its local replica names a leader in a newer term. */
+  private void follow(Followed group) {
     try {
-      Optional<LocalLeaders.Leadership> known = leaders.leadership(groups.get(i));
-      if (known.isPresent() && known.get().term() > followedTerm[i]) {
-        followedTerm[i] = known.get().term();
-        for (PeerMovingClient c : clients.get(i)) {
+      Optional<LocalLeaders.Leadership> known = leaders.leadership(group.spec());
+      if (known.isPresent() && known.get().term() > group.term().get()) {
+        group.term().set(known.get().term());
+        for (PeerMovingClient c : group.clients()) {
           c.followLeader(known.get().leader());
         }
       }
     } catch (RuntimeException e) {
       // One group's failure must not stop the others from being followed (the executor would cancel).
-      try (LogContext.Scope ignored = LogContext.enterGroup(groups.get(i).name())) {
-        LOG.warn("could not follow the leader of group {}", groups.get(i).name(), e);
+      try (LogContext.Scope ignored = LogContext.enterGroup(group.spec().name())) {
+        LOG.warn("could not follow the leader of group {}", group.spec().name(), e);
       }
     }
   }
+
+  /** A followed group; {@code term} is only written by the poll thread. */
+  private record Followed(GroupSpec spec, List<PeerMovingClient> clients, AtomicLong term) {}
 
   @Override
   public void close() {

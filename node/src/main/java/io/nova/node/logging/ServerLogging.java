@@ -5,13 +5,13 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
-import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.Context;
+import ch.qos.logback.core.OutputStreamAppender;
 import io.nova.cluster.config.NodeConfig;
-import io.nova.cluster.layout.ClusterLayout;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.statemachine.meta.PlacementRules;
 import java.util.Map;
-import java.util.stream.Collectors;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
@@ -51,13 +51,24 @@ public final class ServerLogging {
     }
     routeJavaUtilLogging();
     context.putProperty(NODE_PROPERTY, config.nodeId());
-    Map<String, String> names = new ClusterLayout(config).allGroups().stream()
-        .collect(Collectors.toUnmodifiableMap(g -> g.group().getGroupId().toString(), GroupSpec::name));
+    // Every group id is the name-based UUID of cluster-name/group-name, so the names of the shard groups
+    // add-shards may add later are known now.
+    Map<String, String> names = new java.util.HashMap<>();
+    names.put(groupIdText(config.clusterName(), GroupSpec.META), GroupSpec.META);
+    for (int shard = 0; shard < PlacementRules.SHARD_GROUPS_MAX; shard++) {
+      names.put(groupIdText(config.clusterName(), GroupSpec.shardName(shard)), GroupSpec.shardName(shard));
+    }
+    names = Map.copyOf(names);
     context.putObject(GROUP_NAMES_KEY, names);
     if (System.getProperty(LEVEL_PROPERTY) == null) {
       // A node logs its lifecycle and leader changes at INFO; the CLI's client verbs stay at WARN.
       context.getLogger("io.nova").setLevel(Level.INFO);
     }
+  }
+
+  /** The text a Ratis group id of group {@code name} logs as. */
+  private static String groupIdText(String clusterName, String name) {
+    return RaftGroupId.valueOf(PlacementRules.groupId(clusterName, name)).toString();
   }
 
   /**
