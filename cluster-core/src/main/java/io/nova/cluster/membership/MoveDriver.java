@@ -6,6 +6,7 @@ import io.nova.cluster.membership.MoveStepPlan.Decision;
 import io.nova.cluster.membership.MoveStepPlan.GroupView;
 import io.nova.cluster.placement.PlacementReconciler;
 import io.nova.cluster.placement.Placements;
+import io.nova.proto.internal.ActivateShardCommand;
 import io.nova.proto.internal.AdvanceReplicaMoveCommand;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
 import io.nova.proto.internal.MetaCommand;
@@ -52,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * ({@code AdvanceReplicaMove}).
  *
  * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
- * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement. Then, for
+ * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement, and
+ * activates the shard groups add-shards added once they lead (ADR 0029). Then, for
  * each move in the placement (read from this node's meta replica, which leads, so holds every committed
  * entry): reads the group's configuration from its leader ({@link GroupViews}), asks {@link MoveStepPlan}
  * what to do, and does exactly one action: a meta entry recording the next step, one
@@ -152,6 +154,7 @@ public final class MoveDriver implements AutoCloseable {
     Placement placement = read.get();
     Set<String> lost = lost(placement);
     beginDrainMoves(placement, lost);
+    activateShards(placement, lost);
     List<Decision> taken = new ArrayList<>();
     for (ReplicaMove move : placement.getMovesList()) {
       try (LogContext.Scope ignored = LogContext.enterGroup(move.getGroup())) {
@@ -246,6 +249,49 @@ public final class MoveDriver implements AutoCloseable {
             nodeId, begin.getFromNode(), begin.getGroup(), begin.getToNode(), e.toString());
       }
     }
+  }
+
+  /**
+   * Activates each provisioning shard group (added by add-shards) one of whose replicas answers as its
+   * leader, so new streams are placed on it only once it can take their appends. A group whose replicas have
+   * not started yet (their nodes adopt the placement within a poll interval) or elect no leader is asked
+   * again next pass.
+   */
+  private void activateShards(Placement placement, Set<String> lost) {
+    Map<String, RegisteredNode> byId = new HashMap<>();
+    placement.getNodesList().forEach(n -> byId.put(n.getNodeId(), n));
+    for (PlacedGroup group : placement.getGroupsList()) {
+      if (!group.getProvisioning()) {
+        continue;
+      }
+      try (LogContext.Scope ignored = LogContext.enterGroup(group.getName())) {
+        if (!hasLeader(Placements.withLearners(group, byId).group())) {
+          LOG.debug("node {}: new group {} has no leader yet", nodeId, group.getName());
+          continue;
+        }
+        writeMeta(MetaCommand.newBuilder().setActivateShard(ActivateShardCommand.newBuilder()
+            .setGroup(group.getName())).build(), "activating a new shard group", lost);
+        LOG.info("node {}: new group {} has a leader; new streams may be placed on it", nodeId, group.getName());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("node {}: could not activate new group {}; the next pass tries again: {}", nodeId,
+            group.getName(), e.toString());
+      }
+    }
+  }
+
+  /** Whether one of {@code group}'s replicas answers as its leader. */
+  private boolean hasLeader(RaftGroup group) {
+    for (RaftPeer peer : group.getPeers()) {
+      try (RaftClient client = clients.apply(RaftGroup.valueOf(group.getGroupId(), peer))) {
+        if (client.getGroupManagementApi(peer.getId()).info(group.getGroupId()).getRoleInfoProto().getRole()
+            == RaftPeerRole.LEADER) {
+          return true;
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("node {}: {} did not report group {}: {}", nodeId, peer.getId(), group.getGroupId(), e.toString());
+      }
+    }
+    return false;
   }
 
   private void advance(ReplicaMove move, MoveStep to, Set<String> lost) throws IOException {
