@@ -22,10 +22,12 @@ import java.util.OptionalLong;
  *     summed), as its leader reports them; empty for the meta group and when no replica reported them
  * @param streamBytes shard groups: metered bytes its live streams retain (appended minus trimmed), as for
  *     {@code streamRecords}
+ * @param provisioning shard groups: added by {@link NovaClient#addShards} and no leader seen yet, so no new
+ *     stream is placed on it
  */
 public record GroupStatus(String name, String groupId, List<String> replicas, String leader, long term,
         long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount,
-        OptionalLong streamRecords, OptionalLong streamBytes) {
+        OptionalLong streamRecords, OptionalLong streamBytes, boolean provisioning) {
 
     /** Copies the lists; rejects nulls. */
     public GroupStatus {
@@ -37,6 +39,14 @@ public record GroupStatus(String name, String groupId, List<String> replicas, St
         Objects.requireNonNull(streamCount, "streamCount");
         Objects.requireNonNull(streamRecords, "streamRecords");
         Objects.requireNonNull(streamBytes, "streamBytes");
+    }
+
+    /** A group that is not provisioning. */
+    public GroupStatus(String name, String groupId, List<String> replicas, String leader, long term,
+            long commitIndex, long appliedIndex, List<ReplicaStatus> replicaStatus, OptionalLong streamCount,
+            OptionalLong streamRecords, OptionalLong streamBytes) {
+        this(name, groupId, replicas, leader, term, commitIndex, appliedIndex, replicaStatus, streamCount,
+                streamRecords, streamBytes, false);
     }
 
     /** A group whose retained records and bytes are not known. */

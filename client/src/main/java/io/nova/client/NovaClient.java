@@ -849,6 +849,36 @@ public final class NovaClient implements AutoCloseable {
         return Protos.memberNode(r.getNode(), r.getPlacementVersion());
     }
 
+    /**
+     * Adds {@code count} shard groups to the cluster (needs {@code cluster-admin}; ADR 0029), each with three
+     * replicas (fewer on a smaller cluster) on the up nodes hosting the fewest. Returns at once with the new
+     * groups provisioning; each takes new streams once one of its replicas leads ({@link #clusterStatus()}
+     * shows it no longer provisioning). Existing streams stay on their groups. Not safe to repeat blindly:
+     * pass {@code expectedShardCount} (the count seen in {@link #clusterStatus()}) so a repeat is refused
+     * instead of adding twice. One wire attempt.
+     *
+     * @param count how many groups to add, 1 to 64
+     * @param expectedShardCount the number of shard groups the cluster must hold now, or null for no check
+     * @return the groups added (provisioning), the shard count now and the placement version
+     * @throws io.nova.client.errors.InvalidArgumentException for a count outside 1..64
+     * @throws io.nova.client.errors.MembershipRefusedException when the cluster holds another number of shard
+     *     groups than {@code expectedShardCount}
+     * @throws io.nova.client.errors.ResourceExhaustedException past 256 shard groups
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public AddedShards addShards(int count, Integer expectedShardCount) {
+        checkOpen();
+        io.nova.proto.v1.AddShardsRequest.Builder request = io.nova.proto.v1.AddShardsRequest.newBuilder()
+                .setCount(count);
+        if (expectedShardCount != null) {
+            request.setExpectedShardCount(expectedShardCount);
+        }
+        io.nova.proto.v1.AddShardsResponse r = Blocking.await(call(CallInfo.of("AddShards", "", CallKind.WRITE),
+                e -> control(e).addShards(request.build())));
+        return new AddedShards(r.getGroupsList().stream().map(g -> g.getName()).toList(), r.getShardCount(),
+                r.getPlacementVersion());
+    }
+
     /** Closes every channel, waiting briefly for in-flight calls. Idempotent. */
     @Override
     public void close() {

@@ -2,6 +2,7 @@ package io.nova.cli.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.ExitCodes;
+import io.nova.client.AddedShards;
 import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
 import io.nova.client.NovaClient;
@@ -12,14 +13,14 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica},
- * {@code drain-node} and {@code replace-node}.
+ * {@code drain-node}, {@code replace-node} and {@code add-shards}.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     description = "Inspect the cluster, even out its leaders, register, drain, replace and remove nodes, move "
-        + "replicas.",
+        + "replicas, add shard groups.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
         ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class,
-        ClusterCommand.ReplaceNode.class})
+        ClusterCommand.ReplaceNode.class, ClusterCommand.AddShards.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -234,6 +235,44 @@ public final class ClusterCommand implements Runnable {
               .put("replaced_by", newId).put("replaced", true).put("placement_version", version), "node " + oldId
               + " replaced by " + newId + ": it hosts no replica and leads no group, placement version " + version
               + "; remove it with nova cluster remove-node " + oldId));
+    }
+  }
+
+  @Command(name = "add-shards", mixinStandardHelpOptions = true,
+      description = {"Add N shard groups (docs/operations.md, Adding shard groups): each gets three replicas "
+          + "(fewer on a smaller cluster) on the up nodes hosting the fewest, and takes new streams once one of "
+          + "its replicas leads (cluster status shows it provisioning until then). Existing streams stay where "
+          + "they are.",
+          "Refused, changing nothing: N outside 1..64, more than 256 shard groups in all, or a cluster holding "
+          + "another number of shard groups than --expect-shard-count. Not safe to repeat blindly: pass "
+          + "--expect-shard-count so a repeat is refused instead of adding twice."})
+  public static final class AddShards extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "N", description = "How many shard groups to add.")
+    int count;
+
+    @Option(names = "--expect-shard-count", paramLabel = "M",
+        description = "Refuse unless the cluster holds exactly M shard groups now (as cluster status shows).")
+    Integer expectShardCount;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      AddedShards added = client.addShards(count, expectShardCount);
+      json.print(main().out(), JsonOption.object().put("shard_count", added.shardCount())
+          .put("placement_version", added.placementVersion()).putPOJO("groups", added.groups())
+          .put("provisioning", true), "added " + String.join(", ", added.groups()) + " (provisioning); the "
+          + "cluster has " + added.shardCount() + " shard groups, placement version " + added.placementVersion());
+      return wait.afterAnswer(client, added.placementVersion(), s -> s.groups().stream()
+          .filter(g -> added.groups().contains(g.name())).count() == added.groups().size()
+          && s.groups().stream().noneMatch(g -> added.groups().contains(g.name()) && g.provisioning()),
+          "provisioning " + String.join(", ", added.groups()), err(), version -> json.print(main().out(),
+              JsonOption.object().put("shard_count", added.shardCount()).put("placement_version", version)
+                  .putPOJO("groups", added.groups()).put("provisioning", false), String.join(", ", added.groups())
+                  + " take new streams, placement version " + version));
     }
   }
 

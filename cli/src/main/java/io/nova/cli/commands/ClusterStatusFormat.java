@@ -56,6 +56,9 @@ final class ClusterStatusFormat {
       o.put("leader", g.leader()).put("term", g.term()).put("commit_index", g.commitIndex())
           .put("applied_index", g.appliedIndex());
       o.put("state", leaderState(g, upNodes(status)).json);
+      if (g.provisioning()) {
+        o.put("provisioning", true);
+      }
       putOptional(o, "stream_count", g.streamCount());
       putOptional(o, "stream_records", g.streamRecords());
       putOptional(o, "stream_bytes", g.streamBytes());
@@ -100,7 +103,8 @@ final class ClusterStatusFormat {
         "REPLICAS"));
     for (GroupStatus g : status.groups()) {
       LeaderState state = leaderState(g, upNodes);
-      groups.add(List.of(g.name(), state == LeaderState.LEADER ? g.leader() : state.table, Long.toString(g.term()),
+      // A group add-shards added that takes no stream yet (no leader seen) reads "shard-4 (provisioning)".
+      groups.add(List.of(g.provisioning() ? g.name() + " (provisioning)" : g.name(), state == LeaderState.LEADER ? g.leader() : state.table, Long.toString(g.term()),
           Long.toString(g.commitIndex()), Long.toString(g.appliedIndex()), maxLag(g),
           text(g.streamCount()), text(g.streamRecords()), size(g.streamBytes()), replicaSummary(g, upNodes)));
     }

@@ -203,7 +203,7 @@ public final class Protos {
                         g.getReplicaStatusList().stream().map(Protos::replicaStatus).toList(),
                         g.hasStreamCount() ? OptionalLong.of(g.getStreamCount()) : OptionalLong.empty(),
                         optional(g.hasStreamRecords(), g.getStreamRecords()),
-                        optional(g.hasStreamBytes(), g.getStreamBytes())))
+                        optional(g.hasStreamBytes(), g.getStreamBytes()), g.getProvisioning()))
                 .toList();
         return new ClusterStatus(r.getNodeId(), nodes, groups,
                 optional(r.hasPlacementVersion(), r.getPlacementVersion()),

@@ -53,7 +53,8 @@ import java.util.Set;
  *                         Default {@value #DEFAULT_CLUSTER_NAME}.
  * @param nodeId           this node's id; must appear in {@code nodes}
  * @param dataDir          this node's data folder (Raft logs and stores); created when missing
- * @param shardCount       how many shard groups host streams, 1–256, fixed at bootstrap. Default
+ * @param shardCount       how many shard groups a new cluster starts with, 1–256 (its seed placement;
+ *                         {@code nova cluster add-shards} adds more later, ADR 0029). Default
  *                         {@value #DEFAULT_SHARD_COUNT}.
  * @param electionTimeoutMs the minimum Raft election timeout in milliseconds (the maximum is twice it),
  *                         100–60000. Default {@value #DEFAULT_ELECTION_TIMEOUT_MS}: failover in about 1–2 s.

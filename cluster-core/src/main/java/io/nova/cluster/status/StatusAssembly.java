@@ -2,6 +2,7 @@ package io.nova.cluster.status;
 
 import io.nova.cluster.config.PeerAddress;
 import io.nova.cluster.layout.GroupSpec;
+import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.v1.ReplicaMoveStatus;
@@ -15,6 +16,7 @@ import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.ReplicaInfo;
 import io.nova.proto.v1.ReplicaStatus;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +103,10 @@ public final class StatusAssembly {
     GetClusterStatusResponse.Builder b = status.toBuilder().setPlacementVersion(placement.get().getVersion())
         .clearMoves();
     placement.get().getMovesList().forEach(move -> b.addMoves(moveStatus(move)));
+    Set<String> provisioning = new HashSet<>();
+    placement.get().getGroupsList().stream().filter(PlacedGroup::getProvisioning)
+        .forEach(g -> provisioning.add(g.getName()));
+    b.getGroupsBuilderList().forEach(g -> g.setProvisioning(provisioning.contains(g.getName())));
     for (NodeStatus.Builder node : b.getNodesBuilderList()) {
       node.setMemberState(states.getOrDefault(node.getNodeId(), ""))
           .setReplacedBy(replacedBy.getOrDefault(node.getNodeId(), ""));

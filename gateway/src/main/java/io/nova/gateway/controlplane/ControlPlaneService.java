@@ -171,8 +171,8 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   }
 
   /**
-   * Serves AddNode, RemoveNode, MoveReplica, DrainNode and ReplaceNode with {@code membership}; without it (the default) they answer
-   * UNIMPLEMENTED. Call before the service is added to a server.
+   * Serves AddNode, RemoveNode, MoveReplica, DrainNode, ReplaceNode and AddShards with {@code membership};
+   * without it (the default) they answer UNIMPLEMENTED. Call before the service is added to a server.
    *
    * @return this
    */
@@ -209,6 +209,12 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void replaceNode(io.nova.proto.v1.ReplaceNodeRequest request,
       StreamObserver<io.nova.proto.v1.ReplaceNodeResponse> observer) {
     serveMembership("ReplaceNode", request, observer, super::replaceNode, m -> m.replaceNode(request));
+  }
+
+  @Override
+  public void addShards(io.nova.proto.v1.AddShardsRequest request,
+      StreamObserver<io.nova.proto.v1.AddShardsResponse> observer) {
+    serveMembership("AddShards", request, observer, super::addShards, m -> m.addShards(request));
   }
 
   /** Serves a membership verb with {@link #membership}, or as the generated base does (UNIMPLEMENTED) without it. */

@@ -5,11 +5,13 @@ import io.nova.cluster.status.NodeInfoSource;
 import io.nova.cluster.status.StatusAssembly;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
+import io.nova.proto.internal.AddShardsCommand;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
 import io.nova.proto.internal.DrainNodeCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaResult;
 import io.nova.proto.internal.NodeState;
+import io.nova.proto.internal.PlacedGroup;
 import io.nova.proto.internal.Placement;
 import io.nova.proto.internal.RegisterNodeCommand;
 import io.nova.proto.internal.RegisteredNode;
@@ -18,9 +20,12 @@ import io.nova.proto.internal.ReplaceNodeCommand;
 import io.nova.proto.internal.ReplicaMove;
 import io.nova.proto.v1.AddNodeRequest;
 import io.nova.proto.v1.AddNodeResponse;
+import io.nova.proto.v1.AddShardsRequest;
+import io.nova.proto.v1.AddShardsResponse;
 import io.nova.proto.v1.DrainNodeRequest;
 import io.nova.proto.v1.DrainNodeResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
+import io.nova.proto.v1.GroupStatus;
 import io.nova.proto.v1.MoveReplicaRequest;
 import io.nova.proto.v1.MoveReplicaResponse;
 import io.nova.proto.v1.ReplaceNodeRequest;
@@ -31,6 +36,7 @@ import io.nova.proto.v1.RemoveNodeResponse;
 import io.nova.protocol.errors.Errors;
 import io.nova.statemachine.meta.MetaState;
 import io.nova.statemachine.meta.PlacementRules;
+import io.nova.statemachine.meta.ShardAddition;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
@@ -40,9 +46,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The membership verbs of the control plane (docs/adr/0028-placement-as-data.md): {@code AddNode},
- * {@code RemoveNode}, {@code MoveReplica}, {@code DrainNode} and {@code ReplaceNode}, each one meta-log entry whose checks run at
- * apply, so a refusal changes nothing and
- * two racing calls are ordered by the log. Thread-safe; each call blocks while the meta group (and, for
+ * {@code RemoveNode}, {@code MoveReplica}, {@code DrainNode}, {@code ReplaceNode} and {@code AddShards}, each
+ * one meta-log entry whose checks run at apply, so a refusal changes nothing and two racing calls are
+ * ordered by the log. Thread-safe; each call blocks while the meta group (and, for
  * AddNode, the new node) answers.
  *
  * <p>AddNode probes the node before writing: the node's {@code GetNodeInfo} at its API address, bounded by
@@ -167,6 +173,35 @@ public final class Membership {
         .setOldNodeId(request.getOldNodeId()).setNewNodeId(request.getNewNodeId())));
     return ReplaceNodeResponse.newBuilder().setNode(status(placement, request.getOldNodeId()))
         .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Adds shard groups, each provisioning until the meta leader's driver sees it lead (ADR 0029).
+   *
+   * @return the added groups (name, group id, replicas; provisioning), the shard count now and the placement
+   *     version
+   * @throws GatewayException INVALID_ARGUMENT for a count outside 1..64; FAILED_PRECONDITION
+   *     (MembershipRefused) when {@code expected_shard_count} is set and differs; RESOURCE_EXHAUSTED past
+   *     {@link PlacementRules#SHARD_GROUPS_MAX} shard groups; UNAVAILABLE as addNode
+   */
+  public AddShardsResponse addShards(AddShardsRequest request) {
+    ShardAddition.countError(request.getCount()).ifPresent(e -> {
+      throw new GatewayException(e);
+    });
+    AddShardsCommand.Builder add = AddShardsCommand.newBuilder().setCount(request.getCount());
+    if (request.hasExpectedShardCount()) {
+      add.setExpectedShardCount(request.getExpectedShardCount());
+    }
+    Placement placement = writeMeta(MetaCommand.newBuilder().setAddShards(add));
+    int shards = PlacementRules.shardGroups(placement);
+    AddShardsResponse.Builder out = AddShardsResponse.newBuilder().setShardCount(shards)
+        .setPlacementVersion(placement.getVersion());
+    for (PlacedGroup group : placement.getGroupsList().subList(placement.getGroupsCount() - request.getCount(),
+        placement.getGroupsCount())) {
+      out.addGroups(GroupStatus.newBuilder().setName(group.getName()).setGroupId(group.getGroupId())
+          .addAllReplicas(group.getReplicasList()).setProvisioning(group.getProvisioning()));
+    }
+    return out.build();
   }
 
   private static void checkNodeId(String nodeId) {

@@ -4,9 +4,12 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.nova.gateway.controlplane.Membership;
 import io.nova.proto.v1.DrainNodeRequest;
+import io.nova.proto.v1.GroupStatus;
 import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.RemoveNodeRequest;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -25,6 +28,9 @@ import java.util.Set;
  *       node ({@code member_state} "draining"); as a drain, its moves go on after the answer.
  *   <li>{@code POST /v1/cluster/moves} with {@code {"group", "from", "to"}}: 202 (the move goes on after the
  *       answer) with {@code group, from, to, step, placement_version}.
+ *   <li>{@code POST /v1/cluster/shards} with {@code {"count", "expected_shard_count"?}}: 202 (the groups take
+ *       streams once they lead) with {@code groups} (name, group_id, replicas, provisioning),
+ *       {@code shard_count, placement_version}.
  * </ul>
  * Errors as the gRPC verbs', through {@link ErrorMapper}: 400, 404, 409 ({@code already_exists},
  * {@code membership_refused}), 503.
@@ -47,6 +53,7 @@ public final class MembershipRoutes implements HttpRoutes {
     routes.post("/v1/cluster/nodes/{node_id}/drain", this::drain);
     routes.post("/v1/cluster/nodes/{node_id}/replace", this::replace);
     routes.post("/v1/cluster/moves", this::move);
+    routes.post("/v1/cluster/shards", this::addShards);
   }
 
   private void add(Context ctx) {
@@ -86,6 +93,26 @@ public final class MembershipRoutes implements HttpRoutes {
     out.put("to", begun.getMove().getToNode());
     out.put("step", begun.getMove().getStep());
     out.put("placement_version", begun.getPlacementVersion());
+    Json.respond(ctx, 202, out);
+  }
+
+  private void addShards(Context ctx) {
+    byte[] body = RequestBodies.read(ctx, bodyBytesMax);
+    QueryParams.of(ctx, Set.of());
+    var added = membership.addShards(Json.parse(body, RequestBodies.AddShards.class).toProto());
+    List<Map<String, Object>> groups = new ArrayList<>();
+    for (GroupStatus group : added.getGroupsList()) {
+      Map<String, Object> g = new LinkedHashMap<>();
+      g.put("name", group.getName());
+      g.put("group_id", group.getGroupId());
+      g.put("replicas", group.getReplicasList());
+      g.put("provisioning", group.getProvisioning());
+      groups.add(g);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("groups", groups);
+    out.put("shard_count", added.getShardCount());
+    out.put("placement_version", added.getPlacementVersion());
     Json.respond(ctx, 202, out);
   }
 

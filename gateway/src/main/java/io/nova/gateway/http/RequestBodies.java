@@ -88,6 +88,32 @@ public final class RequestBodies {
     }
   }
 
+  /**
+   * {@code POST /v1/cluster/shards}: how many shard groups to add ({@code count}, required, 1 to 64) and,
+   * optionally, how many the cluster must hold now ({@code expected_shard_count}, 0 or more).
+   */
+  record AddShards(Long count, Long expectedShardCount) {
+    io.nova.proto.v1.AddShardsRequest toProto() {
+      if (count == null) {
+        throw ApiError.invalidArgument("count", "required", "count is missing from the request body; send "
+            + "{\"count\": N} to add N shard groups");
+      }
+      io.nova.statemachine.meta.ShardAddition.countError(count).ifPresent(e -> {
+        throw ApiError.invalidArgument("count", "1.." + io.nova.statemachine.meta.ShardAddition.COUNT_MAX,
+            e.getMessage());
+      });
+      var request = io.nova.proto.v1.AddShardsRequest.newBuilder().setCount(count.intValue());
+      if (expectedShardCount != null) {
+        if (expectedShardCount < 0 || expectedShardCount > Integer.MAX_VALUE) {
+          throw ApiError.invalidArgument("expected_shard_count", "0.." + Integer.MAX_VALUE,
+              "expected_shard_count is " + expectedShardCount + "; send the shard count cluster status shows");
+        }
+        request.setExpectedShardCount(expectedShardCount.intValue());
+      }
+      return request.build();
+    }
+  }
+
   /** {@code POST /v1/basins/{basin}/streams}, with an optional configuration over the basin's defaults. */
   record CreateStream(String stream, Config config) {
     String checkedStream() {

@@ -247,7 +247,8 @@ class OpenApiConformanceTest {
    * is refused while no node is spare, then the spares n4 and n5 are registered up; n5 (hosting nothing) is
    * drained, replaced by n4 (which moves nothing) and removed; replacing n1 by a node hosting its groups is
    * refused; moves are refused, and the last one, shard-0 from n1 to n4, is begun (it runs on
-   * while the remaining cases, which do not read this cluster's data, are called).
+   * while the remaining cases, which do not read this cluster's data, are called); adding shard groups is
+   * refused for a bad count or a stale expected count, then one is added.
    */
   private List<Case> membershipCases(String tooLarge) {
     String nodes = "/v1/cluster/nodes";
@@ -284,6 +285,12 @@ class OpenApiConformanceTest {
     c.add(new Case("POST", moves, 404, () -> http.post(moves, moveBody("shard-9", "n1", "n4"))));
     c.add(new Case("POST", moves, 409, () -> http.post(moves, moveBody("shard-0", "n1", "n2"))));
     c.add(new Case("POST", moves, 202, () -> http.post(moves, moveBody("shard-0", "n1", "n4"))));
+    String shards = "/v1/cluster/shards";
+    c.add(new Case("POST", shards, 400, () -> http.post(shards, "{\"count\":0}")));
+    c.add(new Case("POST", shards, 413, () -> http.post(shards, tooLarge)));
+    c.add(new Case("POST", shards, 415, () -> http.post(shards, "{\"count\":1}", BROTLI)));
+    c.add(new Case("POST", shards, 409, () -> http.post(shards, "{\"count\":1,\"expected_shard_count\":99}")));
+    c.add(new Case("POST", shards, 202, () -> http.post(shards, "{\"count\":1}")));
     return c;
   }
 
