@@ -185,7 +185,7 @@ public final class Membership {
    *     {@link PlacementRules#SHARD_GROUPS_MAX} shard groups; UNAVAILABLE as addNode
    */
   public AddShardsResponse addShards(AddShardsRequest request) {
-    ShardAddition.countError(request.getCount()).ifPresent(e -> {
+    ShardAddition.countError(Integer.toUnsignedLong(request.getCount())).ifPresent(e -> {
       throw new GatewayException(e);
     });
     AddShardsCommand.Builder add = AddShardsCommand.newBuilder().setCount(request.getCount());

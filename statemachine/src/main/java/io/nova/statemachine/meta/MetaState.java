@@ -479,7 +479,7 @@ public final class MetaState {
     if (placement == null) {
       return refused(notSeeded());
     }
-    ShardAddition.Result result = ShardAddition.added(placement, add.getCount(),
+    ShardAddition.Result result = ShardAddition.added(placement, Integer.toUnsignedLong(add.getCount()),
         add.hasExpectedShardCount() ? Optional.of(add.getExpectedShardCount()) : Optional.empty());
     if (result.error().isPresent()) {
       return refused(result.error().get());

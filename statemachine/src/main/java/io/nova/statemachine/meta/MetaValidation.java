@@ -62,7 +62,7 @@ public final class MetaValidation {
         return PlacementRules.replaceError(command.getReplaceNode().getOldNodeId(),
             command.getReplaceNode().getNewNodeId());
       case ADD_SHARDS:
-        return ShardAddition.countError(command.getAddShards().getCount());
+        return ShardAddition.countError(Integer.toUnsignedLong(command.getAddShards().getCount()));
       case ACTIVATE_SHARD:
         return command.getActivateShard().getGroup().isEmpty()
             ? Optional.of(Errors.invalidArgument("group", "\"shard-N\"", "an activation names its group"))

@@ -126,6 +126,8 @@ class MetaStateAddShardsTest {
     assertThat(zero.getInvalidArgument().getField()).isEqualTo("count");
     ErrorDetail tooMany = refusedUnchanged(state, addShards(65, null), before);
     assertThat(tooMany.getInvalidArgument().getField()).isEqualTo("count");
+    ErrorDetail unsigned = refusedUnchanged(state, addShards(-1, null), before);
+    assertThat(unsigned.getMessage()).as("a uint32 above 2^31 is read unsigned").contains("count is 4294967295");
     ErrorDetail stale = refusedUnchanged(state, addShards(1, 2), before);
     assertThat(stale.hasMembershipRefused()).as(stale.toString()).isTrue();
     assertThat(stale.getMessage()).contains("1 shard groups, not the 2 expected");
