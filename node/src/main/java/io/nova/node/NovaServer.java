@@ -166,7 +166,7 @@ public final class NovaServer implements AutoCloseable {
     node.onPlacementAdopted(p -> groups.adopt(Placements.routingLayout(p)));
     node.placement().ifPresent(p -> groups.adopt(Placements.routingLayout(p)));
     ApiTls apiTls = ApiTls.of(node.tls());
-    StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups));
+    StreamRouter router = new StreamRouter(groups, new StreamDirectory(groups, tuning.streamDirectoryEntriesMax()));
     NodeInfoReader nodeInfo = new NodeInfoReader(node);
     PeerNodeInfo peerNodeInfo = new PeerNodeInfo(apiTls.peerCredentials());
     ClusterStatusReader status = new ClusterStatusReader(node, nodeInfo, peerNodeInfo);

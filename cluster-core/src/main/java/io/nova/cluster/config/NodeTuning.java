@@ -145,6 +145,9 @@ import io.nova.statemachine.snapshot.LogSpace;
  *     takes the next one, as well as every {@code snapshot-every-entries} entries (ADR 0011), 4 MiB to 1 TiB.
  *     Default 64 MiB: with large batches the entry count alone let the log (and the trimmed records in it)
  *     grow without bound. Trims that removed a quarter of it compact their keys and snapshot at once.
+ * @param streamDirectoryEntriesMax how many streams' placements (id and shard group) the gateway keeps in
+ *     memory, 1000 to 100000000; past it the least recently used are dropped, and a call on a dropped stream
+ *     reads its placement from the node's meta replica again. Default 100000: about 20 MiB of heap.
  */
 public record NodeTuning(
     int rpcThreadsMax,
@@ -191,7 +194,8 @@ public record NodeTuning(
     long diskSampleIntervalMs,
     int metricsLargestStreamsMax,
     long placementPollIntervalMs,
-    long snapshotEveryLogBytes) {
+    long snapshotEveryLogBytes,
+    int streamDirectoryEntriesMax) {
 
   /** The log-space settings of this node's group replicas. */
   public LogSpace logSpace() {
@@ -262,6 +266,7 @@ public record NodeTuning(
     }
     range("snapshotEveryLogBytes", snapshotEveryLogBytes, LogSpace.SNAPSHOT_EVERY_LOG_BYTES_MIN,
         LogSpace.SNAPSHOT_EVERY_LOG_BYTES_MAX);
+    range("streamDirectoryEntriesMax", streamDirectoryEntriesMax, 1_000, 100_000_000);
     range("readWaiterAnswerThreadsMax", readWaiterAnswerThreadsMax, 1, 1_000);
     range("raftAppenderWaitTimeMinMs", raftAppenderWaitTimeMinMs, 0, 1_000);
     range("raftLeaderOutstandingAppendsMax", raftLeaderOutstandingAppendsMax, 1, 1_024);
@@ -411,6 +416,7 @@ public record NodeTuning(
     b.metricsLargestStreamsMax = metricsLargestStreamsMax;
     b.placementPollIntervalMs = placementPollIntervalMs;
     b.snapshotEveryLogBytes = snapshotEveryLogBytes;
+    b.streamDirectoryEntriesMax = streamDirectoryEntriesMax;
     return b;
   }
 
@@ -467,6 +473,7 @@ public record NodeTuning(
     private int metricsLargestStreamsMax = 10;
     private long placementPollIntervalMs = 2_000;
     private long snapshotEveryLogBytes = LogSpace.SNAPSHOT_EVERY_LOG_BYTES_DEFAULT;
+    private int streamDirectoryEntriesMax = 100_000;
 
     private Builder() {}
 
@@ -695,6 +702,11 @@ public record NodeTuning(
       return this;
     }
 
+    public Builder streamDirectoryEntriesMax(int value) {
+      streamDirectoryEntriesMax = value;
+      return this;
+    }
+
     /**
      * The tunables set so far.
      *
@@ -712,7 +724,7 @@ public record NodeTuning(
           raftGrpcFlowControlWindowBytes, raftLogMetadataEnabled, raftLogFlushBackground, localLeaderWritesEnabled,
           readPushEnabled, retentionPassIntervalMs, retentionStreamsPerPassMax, leaderBalanceIntervalMs,
           leaderBalanceTransfersMax, leaderBalanceTransferTimeoutMs, diskReserveBytes, diskSampleIntervalMs,
-          metricsLargestStreamsMax, placementPollIntervalMs, snapshotEveryLogBytes);
+          metricsLargestStreamsMax, placementPollIntervalMs, snapshotEveryLogBytes, streamDirectoryEntriesMax);
     }
   }
 }

@@ -81,7 +81,9 @@ class NodeTuningTest {
         refused("a log-bytes snapshot interval below a few largest entries",
             b -> b.snapshotEveryLogBytes((4L << 20) - 1), "snapshotEveryLogBytes 4194303 must be between 4194304"),
         refused("a log-bytes snapshot interval above 1 TiB", b -> b.snapshotEveryLogBytes((1L << 40) + 1),
-            "snapshotEveryLogBytes 1099511627777"));
+            "snapshotEveryLogBytes 1099511627777"),
+        refused("a stream directory below 1000 entries", b -> b.streamDirectoryEntriesMax(999),
+            "streamDirectoryEntriesMax 999 must be between 1000 and 100000000"));
   }
 
   private static Arguments refused(String what, UnaryOperator<NodeTuning.Builder> change, String message) {
@@ -124,7 +126,11 @@ class NodeTuningTest {
         Arguments.of("the smallest log-bytes snapshot interval",
             (UnaryOperator<NodeTuning.Builder>) b -> b.snapshotEveryLogBytes(4L << 20)),
         Arguments.of("the largest log-bytes snapshot interval",
-            (UnaryOperator<NodeTuning.Builder>) b -> b.snapshotEveryLogBytes(1L << 40)));
+            (UnaryOperator<NodeTuning.Builder>) b -> b.snapshotEveryLogBytes(1L << 40)),
+        Arguments.of("the smallest stream directory",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.streamDirectoryEntriesMax(1_000)),
+        Arguments.of("the largest stream directory",
+            (UnaryOperator<NodeTuning.Builder>) b -> b.streamDirectoryEntriesMax(100_000_000)));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,33 +1,41 @@
 package io.nova.gateway.routing;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.nova.gateway.errors.GatewayException;
 import io.nova.proto.internal.MetaQuery;
 import io.nova.proto.internal.MetaQueryResult;
 import io.nova.proto.v1.GetStreamRequest;
 import io.nova.proto.v1.StreamInfo;
 import io.nova.protocol.errors.Errors;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Resolves a stream's name to where it lives (its id and shard) through the meta group, and remembers
  * the answer: placement never changes for a stream id, so a cached entry is only wrong once the stream
  * was deleted, which the shard reports as NOT_FOUND; callers then {@link #forget} it and resolve again.
  *
- * <p>Thread-safe. The cache holds at most {@value #ENTRIES_MAX} entries and is cleared when full.
+ * <p>Thread-safe. The cache holds at most {@code entriesMax} entries and drops the least recently used
+ * past that (Caffeine's bounded cache), so a gateway serving more streams than it keeps pays one local
+ * meta read for each stream it has not used lately, not a cliff of misses after a clear-all.
  */
 public final class StreamDirectory {
 
-  static final int ENTRIES_MAX = 100_000;
-
   private final GroupClients groups;
-  private final Map<Key, StreamInfo> cache = new ConcurrentHashMap<>();
+  private final Cache<Key, StreamInfo> cache;
 
   private record Key(String basin, String stream) {}
 
-  public StreamDirectory(GroupClients groups) {
+  /**
+   * @param entriesMax the most placements kept ({@link io.nova.cluster.config.NodeTuning#streamDirectoryEntriesMax()})
+   * @throws IllegalArgumentException when {@code entriesMax < 1}
+   */
+  public StreamDirectory(GroupClients groups, int entriesMax) {
+    if (entriesMax < 1) {
+      throw new IllegalArgumentException("entriesMax must be >= 1, was " + entriesMax);
+    }
     this.groups = groups;
+    this.cache = Caffeine.newBuilder().maximumSize(entriesMax).build();
   }
 
   /**
@@ -38,7 +46,7 @@ public final class StreamDirectory {
    */
   public StreamInfo resolve(String basin, String stream) {
     Key key = new Key(basin, stream);
-    StreamInfo cached = cache.get(key);
+    StreamInfo cached = cache.getIfPresent(key);
     if (cached != null) {
       return cached;
     }
@@ -53,14 +61,11 @@ public final class StreamDirectory {
    */
   public StreamInfo refresh(String basin, String stream) {
     Key key = new Key(basin, stream);
-    cache.remove(key);
+    cache.invalidate(key);
     return remember(key, lookUp(basin, stream));
   }
 
   private StreamInfo remember(Key key, StreamInfo info) {
-    if (cache.size() >= ENTRIES_MAX) {
-      cache.clear();
-    }
     cache.put(key, info);
     return info;
   }
@@ -96,6 +101,6 @@ public final class StreamDirectory {
 
   /** Drops a cached placement (the stream was deleted, or is being). */
   public void forget(String basin, String stream) {
-    cache.remove(new Key(basin, stream));
+    cache.invalidate(new Key(basin, stream));
   }
 }
