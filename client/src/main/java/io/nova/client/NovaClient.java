@@ -802,6 +802,30 @@ public final class NovaClient implements AutoCloseable {
     }
 
     /**
+     * Cancels {@code group}'s replica move while its target does not vote yet, step "planned" or
+     * "learner_added" (needs {@code cluster-admin}): the meta group's leader takes the target back out of the
+     * group and then forgets the move, and the target deletes its replica. Returns at once with the move,
+     * step "cancelling"; {@link #clusterStatus()} lists it until it is undone. Cancelling a cancelled move
+     * answers it again. One wire attempt.
+     *
+     * @param group "meta" or "shard-N"
+     * @return the move as recorded now (step "cancelling") and the placement version that records it
+     * @throws io.nova.client.errors.NotFoundException for an unknown group
+     * @throws io.nova.client.errors.MembershipRefusedException when the group has no move, its target votes
+     *     already (the move finishes; move the replica back afterwards), or the move drains a draining node
+     * @throws io.nova.client.errors.InvalidArgumentException for an empty group
+     * @throws io.nova.client.errors.UnavailableException when the meta group cannot be reached
+     */
+    public ReplicaMove cancelReplicaMove(String group) {
+        checkOpen();
+        io.nova.proto.v1.CancelReplicaMoveRequest request = io.nova.proto.v1.CancelReplicaMoveRequest.newBuilder()
+                .setGroup(Objects.requireNonNull(group, "group")).build();
+        io.nova.proto.v1.CancelReplicaMoveResponse r = Blocking.await(call(CallInfo.of("CancelReplicaMove", group,
+                CallKind.WRITE), e -> control(e).cancelReplicaMove(request)));
+        return Protos.replicaMove(r.getMove(), r.getPlacementVersion());
+    }
+
+    /**
      * Marks a node draining (needs {@code cluster-admin}): it receives no new replica or leadership, and the
      * meta group's leader moves each of its replicas to an up node not hosting that group, a few at a time.
      * Returns at once; the node is drained once {@link #clusterStatus()} places no replica on it, and

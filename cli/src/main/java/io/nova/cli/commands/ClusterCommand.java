@@ -13,14 +13,14 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code cluster status}, {@code rebalance}, {@code add-node}, {@code remove-node}, {@code move-replica},
- * {@code drain-node}, {@code replace-node} and {@code add-shards}.
+ * {@code cancel-move}, {@code drain-node}, {@code replace-node} and {@code add-shards}.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     description = "Inspect the cluster, even out its leaders, register, drain, replace and remove nodes, move "
-        + "replicas, add shard groups.",
+        + "replicas (and cancel a move), add shard groups.",
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Rebalance.class, ClusterCommand.AddNode.class,
         ClusterCommand.RemoveNode.class, ClusterCommand.MoveReplica.class, ClusterCommand.DrainNode.class,
-        ClusterCommand.ReplaceNode.class, ClusterCommand.AddShards.class})
+        ClusterCommand.ReplaceNode.class, ClusterCommand.AddShards.class, ClusterCommand.CancelMove.class})
 public final class ClusterCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -172,9 +172,40 @@ public final class ClusterCommand implements Runnable {
               + from + " to " + to + ", placement version " + version));
     }
 
-    private static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
+    static com.fasterxml.jackson.databind.node.ObjectNode moveJson(ReplicaMove move, String step) {
       return JsonOption.object().put("group", move.group()).put("from", move.fromNode()).put("to", move.toNode())
           .put("step", step).put("placement_version", move.placementVersion());
+    }
+  }
+
+  @Command(name = "cancel-move", mixinStandardHelpOptions = true,
+      description = {"Cancel a group's replica move while its target does not vote yet (step planned or "
+          + "learner_added): the meta group's leader takes the target back out of the group and forgets the "
+          + "move; the target deletes its replica.",
+          "Refused, changing nothing: an unknown group, a group without a move, a move whose target votes "
+          + "already (it finishes; move the replica back afterwards), or a move draining a draining node. "
+          + "Cancelling a cancelled move answers it again."})
+  public static final class CancelMove extends ClientCommand {
+
+    @picocli.CommandLine.Parameters(index = "0", paramLabel = "GROUP", description = "\"meta\" or \"shard-N\".")
+    String group;
+
+    @picocli.CommandLine.Mixin JsonOption json;
+
+    @picocli.CommandLine.Mixin MembershipWait wait;
+
+    @Override
+    protected int run(NovaClient client) throws Exception {
+      ReplicaMove move = client.cancelReplicaMove(group);
+      json.print(main().out(), MoveReplica.moveJson(move, move.step()), "cancelling the move of " + move.group()
+          + "'s replica from " + move.fromNode() + " to " + move.toNode() + ", placement version "
+          + move.placementVersion());
+      return wait.afterAnswer(client, move.placementVersion(), s -> s.moves().stream()
+          .noneMatch(m -> m.group().equals(group)), "cancelling the move of " + group, err(),
+          version -> json.print(main().out(), MoveReplica.moveJson(move, "cancelled")
+              .put("placement_version", version), "cancelled the move of " + group + "'s replica from "
+              + move.fromNode() + " to " + move.toNode() + ": " + move.toNode() + " is out of the group, "
+              + "placement version " + version));
     }
   }
 

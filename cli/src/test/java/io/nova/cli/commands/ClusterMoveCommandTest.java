@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Proves {@code nova cluster move-replica} and {@code nova cluster drain-node} against a real 3-node in-JVM
  * cluster: with no spare node, draining is refused naming the groups, and so are an unknown node and a move
- * to a node hosting the group, each with exit code 1 and nothing changed; with a fourth node up,
+ * to a node hosting the group, and cancel-move of a group without a move or an unknown group, each with exit
+ * code 1 and nothing changed; with a fourth node up,
  * {@code move-replica -j --wait} moves shard-0's replica to it and prints the move begun and then done;
  * {@code drain-node --wait} drains that node again (status shows it draining, then hosting nothing), and
  * {@code remove-node} then succeeds.
@@ -45,6 +46,12 @@ class ClusterMoveCommandTest {
       Result toHost = nova(cluster, "cluster", "move-replica", "shard-0", "n1", "n2");
       assertThat(toHost.exitCode()).isEqualTo(ExitCodes.FAILURE);
       assertThat(toHost.err()).contains("hosts a replica of it already");
+      Result noMove = nova(cluster, "cluster", "cancel-move", "shard-0");
+      assertThat(noMove.exitCode()).isEqualTo(ExitCodes.FAILURE);
+      assertThat(noMove.err()).contains("cannot cancel the move of shard-0: it has no move in progress");
+      Result unknownGroup = nova(cluster, "cluster", "cancel-move", "shard-9");
+      assertThat(unknownGroup.exitCode()).isEqualTo(ExitCodes.FAILURE);
+      assertThat(unknownGroup.err()).contains("shard-9");
       assertThat(status(cluster).get("placement_version").asLong()).isEqualTo(version);
 
       NodeConfig n4Config = cluster.spareConfig("n4");

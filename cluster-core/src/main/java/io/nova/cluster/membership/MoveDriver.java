@@ -6,6 +6,7 @@ import io.nova.cluster.membership.MoveStepPlan.Decision;
 import io.nova.cluster.membership.MoveStepPlan.GroupView;
 import io.nova.cluster.placement.PlacementReconciler;
 import io.nova.cluster.placement.Placements;
+import io.nova.proto.internal.AbandonReplicaMoveCommand;
 import io.nova.proto.internal.ActivateShardCommand;
 import io.nova.proto.internal.AdvanceReplicaMoveCommand;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
@@ -54,7 +55,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A pass first begins the moves that drain DRAINING nodes ({@link DrainPlan}, at most
  * {@link DrainPlan#MOVES_CONCURRENT_MAX} running at once), a replaced node's to its replacement, and
- * activates the shard groups add-shards added once they lead (ADR 0029). Then, for
+ * activates the shard groups add-shards added once they lead (ADR 0029). A cancelled move (cancel-move) is
+ * undone: its target leaves the configuration (leadership is moved off it first), and the move is abandoned
+ * once the target has been out for {@link #abandonGraceMs(long)}. Then, for
  * each move in the placement (read from this node's meta replica, which leads, so holds every committed
  * entry): reads the group's configuration from its leader ({@link GroupViews}), asks {@link MoveStepPlan}
  * what to do, and does exactly one action: a meta entry recording the next step, one
@@ -86,16 +89,36 @@ public final class MoveDriver implements AutoCloseable {
   private final Function<RaftGroup, RaftClient> clients;
   private final MoveStepPlan plan;
   private final ScheduledExecutorService timer;
+  private final long abandonGraceMs;
+  /** When this driver first saw each cancelled move (System.nanoTime), by group. Guarded by {@code this}. */
+  private final Map<String, Long> cancelSeenNanos = new HashMap<>();
 
   private MoveDriver(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
-      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, ScheduledExecutorService timer) {
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, ScheduledExecutorService timer,
+      long abandonGraceMs) {
     this.nodeId = nodeId;
     this.meta = meta;
     this.metaGroup = metaGroup;
     this.clients = clients;
     this.plan = plan;
     this.timer = timer;
+    this.abandonGraceMs = abandonGraceMs;
   }
+
+  /**
+   * How long a cancelled move whose target is out of the configuration waits before it is abandoned, for
+   * a cluster whose election timeout is {@code electionTimeoutMs}: at least {@value #ABANDON_GRACE_MIN_MS} ms
+   * and ten election timeouts. A configuration change the driver sent before the cancel may still be in
+   * Ratis' staging (the leader waits a few RPC timeouts for a new member to catch up before it appends the
+   * change): abandoned sooner, a target that came back in that window would stay in the group as a listener
+   * no move accounts for.
+   */
+  public static long abandonGraceMs(long electionTimeoutMs) {
+    return Math.max(ABANDON_GRACE_MIN_MS, 10 * electionTimeoutMs);
+  }
+
+  /** The shortest {@link #abandonGraceMs}, in milliseconds. */
+  static final long ABANDON_GRACE_MIN_MS = 30_000;
 
   /**
    * A driver whose passes run only when {@link #runPass()} is called (tests).
@@ -103,26 +126,29 @@ public final class MoveDriver implements AutoCloseable {
    * @param meta reads the placement and tells whether this node leads the meta group
    * @param metaGroup the meta group as this node knows it now (where move records are sent)
    * @param clients builds a bounded client of a group (closed after each call)
+   * @param abandonGraceMs how long a cancelled move waits with its target out before it is abandoned
+   *     ({@link #abandonGraceMs(long)})
    */
   public static MoveDriver manual(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
-      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan) {
-    return new MoveDriver(nodeId, meta, metaGroup, clients, plan, null);
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, long abandonGraceMs) {
+    return new MoveDriver(nodeId, meta, metaGroup, clients, plan, null, abandonGraceMs);
   }
 
   /**
    * Starts periodic passes, the first after {@code intervalMs}.
    *
    * @param intervalMs the pause between the end of one pass and the start of the next, in milliseconds, > 0
+   * @param abandonGraceMs as for {@link #manual}
    * @throws IllegalArgumentException when {@code intervalMs <= 0}
    */
   public static MoveDriver start(String nodeId, PlacementReconciler.Source meta, Supplier<RaftGroup> metaGroup,
-      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, long intervalMs) {
+      Function<RaftGroup, RaftClient> clients, MoveStepPlan plan, long intervalMs, long abandonGraceMs) {
     if (intervalMs <= 0) {
       throw new IllegalArgumentException("intervalMs must be > 0, was " + intervalMs);
     }
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
         NodeThreads.forNode(nodeId, "nova-move-driver"));
-    MoveDriver driver = new MoveDriver(nodeId, meta, metaGroup, clients, plan, timer);
+    MoveDriver driver = new MoveDriver(nodeId, meta, metaGroup, clients, plan, timer, abandonGraceMs);
     timer.scheduleWithFixedDelay(driver::passQuietly, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
     return driver;
   }
@@ -155,6 +181,10 @@ public final class MoveDriver implements AutoCloseable {
     Set<String> lost = lost(placement);
     beginDrainMoves(placement, lost);
     activateShards(placement, lost);
+    Set<String> cancelled = new HashSet<>();
+    placement.getMovesList().stream().filter(ReplicaMove::getCancelled).forEach(m -> cancelled.add(m.getGroup()));
+    cancelSeenNanos.keySet().retainAll(cancelled);
+    cancelled.forEach(g -> cancelSeenNanos.putIfAbsent(g, System.nanoTime()));
     List<Decision> taken = new ArrayList<>();
     for (ReplicaMove move : placement.getMovesList()) {
       try (LogContext.Scope ignored = LogContext.enterGroup(move.getGroup())) {
@@ -207,6 +237,17 @@ public final class MoveDriver implements AutoCloseable {
       setConfiguration(contacted, view.get(), change, byId, move);
     } else if (decision instanceof Decision.TransferLeadership transfer) {
       transferLeadership(contacted, transfer.to(), move);
+    } else if (decision instanceof Decision.Abandon) {
+      long waitedMs = (System.nanoTime() - cancelSeenNanos.getOrDefault(move.getGroup(), System.nanoTime()))
+          / 1_000_000;
+      if (waitedMs < abandonGraceMs) {
+        return new Decision.Wait(move.getToNode() + " is out of the configuration; waiting "
+            + (abandonGraceMs - waitedMs) + " ms more for a configuration change still in Ratis' staging");
+      }
+      writeMeta(MetaCommand.newBuilder().setAbandonReplicaMove(AbandonReplicaMoveCommand.newBuilder()
+          .setGroup(move.getGroup())).build(), "abandoning the cancelled move", lost);
+      LOG.info("node {}: the cancelled move of {}'s replica to {} is undone: {} is out of its configuration",
+          nodeId, move.getGroup(), move.getToNode(), move.getToNode());
     } else if (decision instanceof Decision.Wait wait) {
       LOG.debug("node {}: moving {}'s replica to {} waits: {}", nodeId, move.getGroup(), move.getToNode(),
           wait.why());

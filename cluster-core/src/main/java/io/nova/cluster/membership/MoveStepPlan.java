@@ -95,6 +95,12 @@ public final class MoveStepPlan {
 
     /** Nothing to do yet (no leader, or the target is still catching up): ask again later. */
     record Wait(String why) implements Decision {}
+
+    /**
+     * The cancelled move's target is out of the configuration: write {@code AbandonReplicaMove}, which
+     * forgets the move and the group's learner.
+     */
+    record Abandon() implements Decision {}
   }
 
   /**
@@ -108,6 +114,9 @@ public final class MoveStepPlan {
     boolean toVotes = group.voters().contains(to);
     boolean toListens = group.listeners().contains(to);
     boolean fromIn = group.voters().contains(from) || group.listeners().contains(from);
+    if (move.getCancelled()) {
+      return cancel(to, toVotes || toListens, group);
+    }
     switch (move.getStep()) {
       case MOVE_STEP_PLANNED: {
         if (toVotes) {
@@ -150,6 +159,26 @@ public final class MoveStepPlan {
       default:
         throw new IllegalArgumentException("a move at step " + move.getStep() + " has nothing left to do");
     }
+  }
+
+  /**
+   * Undoing a cancelled move: the target leaves the configuration (after handing leadership to a live,
+   * caught-up voter if it leads: a move promoted in a race with the cancel), then the move is abandoned.
+   */
+  private Decision cancel(String to, boolean toIn, GroupView group) {
+    if (!toIn) {
+      return new Decision.Abandon();
+    }
+    if (group.leader().isEmpty()) {
+      return new Decision.Wait("the group has no leader");
+    }
+    if (group.leader().get().equals(to)) {
+      Optional<String> other = group.voters().stream().filter(v -> !v.equals(to) && isLiveAndCaughtUp(v, group))
+          .sorted().findFirst();
+      return other.<Decision>map(Decision.TransferLeadership::new)
+          .orElse(new Decision.Wait("no other voter is live and caught up to take leadership from " + to));
+    }
+    return withLiveQuorum(minus(group.voters(), to), minus(group.listeners(), to), group);
   }
 
   /**

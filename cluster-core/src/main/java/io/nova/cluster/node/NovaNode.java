@@ -245,7 +245,7 @@ public final class NovaNode implements AutoCloseable {
         node.moveDriver = MoveDriver.start(config.nodeId(), node.metaPlacement,
             () -> node.layout().meta().group(), node::client,
             new MoveStepPlan(MoveStepPlan.CATCH_UP_ENTRIES_MAX_DEFAULT, config.electionTimeoutMs()),
-            tuning.placementPollIntervalMs());
+            tuning.placementPollIntervalMs(), MoveDriver.abandonGraceMs(config.electionTimeoutMs()));
       }
     } catch (IOException | RuntimeException e) {
       node.close();

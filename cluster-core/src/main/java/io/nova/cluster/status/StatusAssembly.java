@@ -123,10 +123,14 @@ public final class StatusAssembly {
     return b.build();
   }
 
-  /** A recorded replica move as the public API shows it (GetClusterStatus, MoveReplica). */
+  /**
+   * A recorded replica move as the public API shows it (GetClusterStatus, MoveReplica): its step, or
+   * "cancelling" once cancelled (until the driver has taken the target out and forgotten it).
+   */
   public static ReplicaMoveStatus moveStatus(ReplicaMove move) {
     return ReplicaMoveStatus.newBuilder().setGroup(move.getGroup()).setFromNode(move.getFromNode())
-        .setToNode(move.getToNode()).setStep(MetaState.stepName(move.getStep())).build();
+        .setToNode(move.getToNode())
+        .setStep(move.getCancelled() ? "cancelling" : MetaState.stepName(move.getStep())).build();
   }
 
   /** A registry state as the status words it: the enum's name without its prefix, in lower case. */

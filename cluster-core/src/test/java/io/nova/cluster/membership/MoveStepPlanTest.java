@@ -212,4 +212,27 @@ class MoveStepPlanTest {
     assertThatThrownBy(() -> new MoveStepPlan(-1, 1_000)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new MoveStepPlan(10, 0)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void aCancelledMoveTakesItsTargetOutThenIsAbandoned() {
+    ReplicaMove cancelled = ReplicaMove.newBuilder().setGroup("g").setFromNode("n1").setToNode("n4")
+        .setStep(MoveStep.MOVE_STEP_LEARNER_ADDED).setCancelled(true).build();
+    GroupView listening = settled(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.of("n2"), 100,
+        OptionalLong.of(100));
+    assertThat(PLAN.next(cancelled, listening))
+        .isEqualTo(new Decision.SetConfiguration(List.of("n1", "n2", "n3"), List.of()));
+    GroupView out = settled(Set.of("n1", "n2", "n3"), Set.of(), Optional.of("n2"), 100, OptionalLong.empty());
+    assertThat(PLAN.next(cancelled, out)).isEqualTo(new Decision.Abandon());
+    // Promoted in a race with the cancel, and leading: leadership goes to a live voter first, then n4 leaves.
+    GroupView leading = settled(Set.of("n1", "n2", "n3", "n4"), Set.of(), Optional.of("n4"), 100,
+        OptionalLong.of(100));
+    assertThat(PLAN.next(cancelled, leading)).isEqualTo(new Decision.TransferLeadership("n1"));
+    GroupView voting = settled(Set.of("n1", "n2", "n3", "n4"), Set.of(), Optional.of("n1"), 100,
+        OptionalLong.of(100));
+    assertThat(PLAN.next(cancelled, voting))
+        .isEqualTo(new Decision.SetConfiguration(List.of("n1", "n2", "n3"), List.of()));
+    GroupView leaderless = settled(Set.of("n1", "n2", "n3"), Set.of("n4"), Optional.empty(), 100,
+        OptionalLong.of(100));
+    assertThat(PLAN.next(cancelled, leaderless)).isInstanceOf(Decision.Wait.class);
+  }
 }

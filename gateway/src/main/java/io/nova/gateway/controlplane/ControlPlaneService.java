@@ -171,7 +171,8 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   }
 
   /**
-   * Serves AddNode, RemoveNode, MoveReplica, DrainNode, ReplaceNode and AddShards with {@code membership};
+   * Serves AddNode, RemoveNode, MoveReplica, CancelReplicaMove, DrainNode, ReplaceNode and AddShards with
+   * {@code membership};
    * without it (the default) they answer UNIMPLEMENTED. Call before the service is added to a server.
    *
    * @return this
@@ -197,6 +198,13 @@ public final class ControlPlaneService extends ControlPlaneGrpc.ControlPlaneImpl
   public void moveReplica(io.nova.proto.v1.MoveReplicaRequest request,
       StreamObserver<io.nova.proto.v1.MoveReplicaResponse> observer) {
     serveMembership("MoveReplica", request, observer, super::moveReplica, m -> m.moveReplica(request));
+  }
+
+  @Override
+  public void cancelReplicaMove(io.nova.proto.v1.CancelReplicaMoveRequest request,
+      StreamObserver<io.nova.proto.v1.CancelReplicaMoveResponse> observer) {
+    serveMembership("CancelReplicaMove", request, observer, super::cancelReplicaMove,
+        m -> m.cancelReplicaMove(request));
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.nova.gateway.errors.GatewayException;
 import io.nova.gateway.routing.GroupClients;
 import io.nova.proto.internal.AddShardsCommand;
 import io.nova.proto.internal.BeginReplicaMoveCommand;
+import io.nova.proto.internal.CancelReplicaMoveCommand;
 import io.nova.proto.internal.DrainNodeCommand;
 import io.nova.proto.internal.MetaCommand;
 import io.nova.proto.internal.MetaResult;
@@ -22,6 +23,8 @@ import io.nova.proto.v1.AddNodeRequest;
 import io.nova.proto.v1.AddNodeResponse;
 import io.nova.proto.v1.AddShardsRequest;
 import io.nova.proto.v1.AddShardsResponse;
+import io.nova.proto.v1.CancelReplicaMoveRequest;
+import io.nova.proto.v1.CancelReplicaMoveResponse;
 import io.nova.proto.v1.DrainNodeRequest;
 import io.nova.proto.v1.DrainNodeResponse;
 import io.nova.proto.v1.GetNodeInfoResponse;
@@ -122,10 +125,7 @@ public final class Membership {
    *     the target is not up or hosts one, or the group has another move; UNAVAILABLE as addNode
    */
   public MoveReplicaResponse moveReplica(MoveReplicaRequest request) {
-    if (request.getGroup().isEmpty()) {
-      throw new GatewayException(Errors.invalidArgument("group", "\"meta\" or \"shard-N\"",
-          "a move names its group; nothing was changed"));
-    }
+    checkGroup(request.getGroup());
     checkNodeId(request.getFromNode());
     checkNodeId(request.getToNode());
     Placement placement = writeMeta(MetaCommand.newBuilder().setBeginReplicaMove(BeginReplicaMoveCommand.newBuilder()
@@ -134,6 +134,26 @@ public final class Membership {
         .findFirst().orElseThrow(() -> new IllegalStateException("the placement lost the move of "
             + request.getGroup() + " it just recorded"));
     return MoveReplicaResponse.newBuilder().setMove(StatusAssembly.moveStatus(move))
+        .setPlacementVersion(placement.getVersion()).build();
+  }
+
+  /**
+   * Cancels {@code group}'s move while its target does not vote yet; the meta leader's driver then takes the
+   * target out of the group and forgets the move. A cancelled move answers unchanged.
+   *
+   * @return the move as recorded (step "cancelling") and its placement version
+   * @throws GatewayException INVALID_ARGUMENT for an empty group; NOT_FOUND for an unknown group;
+   *     FAILED_PRECONDITION (MembershipRefused) without a move, once the target votes, or for a move off a
+   *     draining node; UNAVAILABLE as addNode
+   */
+  public CancelReplicaMoveResponse cancelReplicaMove(CancelReplicaMoveRequest request) {
+    checkGroup(request.getGroup());
+    Placement placement = writeMeta(MetaCommand.newBuilder().setCancelReplicaMove(
+        CancelReplicaMoveCommand.newBuilder().setGroup(request.getGroup())));
+    ReplicaMove move = placement.getMovesList().stream().filter(m -> m.getGroup().equals(request.getGroup()))
+        .findFirst().orElseThrow(() -> new IllegalStateException("the placement lost the move of "
+            + request.getGroup() + " it just cancelled"));
+    return CancelReplicaMoveResponse.newBuilder().setMove(StatusAssembly.moveStatus(move))
         .setPlacementVersion(placement.getVersion()).build();
   }
 
@@ -202,6 +222,13 @@ public final class Membership {
           .addAllReplicas(group.getReplicasList()).setProvisioning(group.getProvisioning()));
     }
     return out.build();
+  }
+
+  private static void checkGroup(String group) {
+    if (group.isEmpty()) {
+      throw new GatewayException(Errors.invalidArgument("group", "\"meta\" or \"shard-N\"",
+          "a move names its group; nothing was changed"));
+    }
   }
 
   private static void checkNodeId(String nodeId) {

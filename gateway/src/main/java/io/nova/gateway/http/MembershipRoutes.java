@@ -3,10 +3,12 @@ package io.nova.gateway.http;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.nova.gateway.controlplane.Membership;
+import io.nova.proto.v1.CancelReplicaMoveRequest;
 import io.nova.proto.v1.DrainNodeRequest;
 import io.nova.proto.v1.GroupStatus;
 import io.nova.proto.v1.NodeStatus;
 import io.nova.proto.v1.RemoveNodeRequest;
+import io.nova.proto.v1.ReplicaMoveStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +30,8 @@ import java.util.Set;
  *       node ({@code member_state} "draining"); as a drain, its moves go on after the answer.
  *   <li>{@code POST /v1/cluster/moves} with {@code {"group", "from", "to"}}: 202 (the move goes on after the
  *       answer) with {@code group, from, to, step, placement_version}.
+ *   <li>{@code DELETE /v1/cluster/moves/{group}}: 202 (the target leaves the group after the answer) with the
+ *       move as {@code POST /v1/cluster/moves} answers it, {@code step} "cancelling".
  *   <li>{@code POST /v1/cluster/shards} with {@code {"count", "expected_shard_count"?}}: 202 (the groups take
  *       streams once they lead) with {@code groups} (name, group_id, replicas, provisioning),
  *       {@code shard_count, placement_version}.
@@ -53,6 +57,7 @@ public final class MembershipRoutes implements HttpRoutes {
     routes.post("/v1/cluster/nodes/{node_id}/drain", this::drain);
     routes.post("/v1/cluster/nodes/{node_id}/replace", this::replace);
     routes.post("/v1/cluster/moves", this::move);
+    routes.delete("/v1/cluster/moves/{group}", this::cancelMove);
     routes.post("/v1/cluster/shards", this::addShards);
   }
 
@@ -87,13 +92,24 @@ public final class MembershipRoutes implements HttpRoutes {
     byte[] body = RequestBodies.read(ctx, bodyBytesMax);
     QueryParams.of(ctx, Set.of());
     var begun = membership.moveReplica(Json.parse(body, RequestBodies.MoveReplica.class).toProto());
+    Json.respond(ctx, 202, move(begun.getMove(), begun.getPlacementVersion()));
+  }
+
+  private void cancelMove(Context ctx) {
+    QueryParams.of(ctx, Set.of());
+    var cancelled = membership.cancelReplicaMove(CancelReplicaMoveRequest.newBuilder()
+        .setGroup(ctx.pathParam("group")).build());
+    Json.respond(ctx, 202, move(cancelled.getMove(), cancelled.getPlacementVersion()));
+  }
+
+  private static Map<String, Object> move(ReplicaMoveStatus move, long placementVersion) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("group", begun.getMove().getGroup());
-    out.put("from", begun.getMove().getFromNode());
-    out.put("to", begun.getMove().getToNode());
-    out.put("step", begun.getMove().getStep());
-    out.put("placement_version", begun.getPlacementVersion());
-    Json.respond(ctx, 202, out);
+    out.put("group", move.getGroup());
+    out.put("from", move.getFromNode());
+    out.put("to", move.getToNode());
+    out.put("step", move.getStep());
+    out.put("placement_version", placementVersion);
+    return out;
   }
 
   private void addShards(Context ctx) {

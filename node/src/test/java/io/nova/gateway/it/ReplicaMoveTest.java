@@ -169,4 +169,56 @@ class ReplicaMoveTest {
       }
     }
   }
+
+  /**
+   * A move to a node that is down never gets past planned; cancelled, the driver makes sure the target is
+   * out of the group's configuration and forgets the move: the group's replicas and configuration are as
+   * before, and the target, once it runs, hosts no replica of the group.
+   */
+  @Test
+  void aMoveCancelledBeforeItsTargetVotesLeavesTheGroupAsItWas(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = Replicas.seededCluster(dir, 3, 1); NovaClient client = Replicas.client(cluster)) {
+      client.createBasin(ClusterFixture.BASIN);
+      StreamAddress stream = new StreamAddress(ClusterFixture.BASIN, "cancelled");
+      client.createStream(stream);
+      Map<Long, String> acked = new ConcurrentSkipListMap<>();
+      Replicas.appendSome(client, stream, acked, "before", 5);
+      GroupSpec shard = cluster.server("n2").node().layout().shard(0);
+      List<String> replicasBefore = group(placement(cluster).orElseThrow(), "shard-0").getReplicasList();
+
+      NodeConfig n4Config = cluster.spareConfig("n4");
+      try (NovaServer first = Replicas.addAndStart(client, n4Config, Replicas.TUNING)) {
+        assertThat(first.node().config().nodeId()).isEqualTo("n4");
+      }
+      client.moveReplica("shard-0", "n1", "n4");
+      // n4 is down: Ratis cannot catch it up, so the driver's configuration changes fail and the move stays
+      // planned, as a move to a machine that died would.
+      Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> client.clusterStatus()
+          .moves().stream().anyMatch(m -> m.group().equals("shard-0") && m.step().equals("planned")));
+      io.nova.client.ReplicaMove cancelled = client.cancelReplicaMove("shard-0");
+      assertThat(cancelled.step()).isEqualTo("cancelling");
+      Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+        Placement p = placement(cluster).orElseThrow();
+        return p.getMovesCount() == 0 && !listeners(cluster, shard).contains("n4");
+      });
+      assertThat(group(placement(cluster).orElseThrow(), "shard-0").getReplicasList()).isEqualTo(replicasBefore);
+      assertThat(group(placement(cluster).orElseThrow(), "shard-0").getLearnersList()).isEmpty();
+
+      try (NovaServer node4 = NovaServer.start(n4Config, Replicas.TUNING)) {
+        Replicas.appendSome(client, stream, acked, "after", 5);
+        Awaitility.await().atMost(SETTLE).pollInterval(Duration.ofMillis(200))
+            .until(() -> !Replicas.runs(node4.node(), shard.group().getGroupId()));
+        List<SequencedRecord> read = Replicas.checkThroughSdk(client, stream, acked);
+        assertThat(acked).hasSize(read.size());
+      }
+    }
+  }
+
+  /** The listeners of the group's configuration on its current leader. */
+  private static java.util.Set<String> listeners(LocalCluster cluster, GroupSpec shard) throws Exception {
+    String leader = cluster.awaitLeader(shard.name(), Duration.ofSeconds(30));
+    return cluster.server(leader).node().division(shard).orElseThrow().getRaftConf()
+        .getCurrentPeers(org.apache.ratis.proto.RaftProtos.RaftPeerRole.LISTENER).stream()
+        .map(p -> p.getId().toString()).collect(java.util.stream.Collectors.toSet());
+  }
 }

@@ -170,6 +170,10 @@ public final class MetaState {
         return addShards(command.getAddShards(), logIndex);
       case ACTIVATE_SHARD:
         return activateShard(command.getActivateShard().getGroup(), logIndex);
+      case CANCEL_REPLICA_MOVE:
+        return cancelReplicaMove(command.getCancelReplicaMove().getGroup(), logIndex);
+      case ABANDON_REPLICA_MOVE:
+        return abandonReplicaMove(command.getAbandonReplicaMove().getGroup(), logIndex);
       default:
         throw new IllegalArgumentException("meta command without a kind: " + command.getKindCase());
     }
@@ -605,6 +609,9 @@ public final class MetaState {
       return refused(moveRefused("", group, "it has no move in progress"));
     }
     ReplicaMove move = placement.getMoves(moveIndex);
+    if (move.getCancelled()) {
+      return refused(moveRefused(move.getToNode(), group, "its move is cancelled"));
+    }
     if (move.getStep() == advance.getToStep()) {
       return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
     }
@@ -620,6 +627,82 @@ public final class MetaState {
     replicas.set(replicas.indexOf(move.getFromNode()), move.getToNode());
     return placementChanged(placement.toBuilder().removeMoves(moveIndex).setGroups(groupIndex.get(),
         group.toBuilder().clearReplicas().addAllReplicas(replicas).clearLearners()), logIndex);
+  }
+
+  /**
+   * Marks {@code groupName}'s move cancelled while its target does not vote yet (PLANNED or LEARNER_ADDED);
+   * the driver then takes the target out of the configuration and abandons the move. A cancelled move
+   * answers unchanged. Refused, changing nothing: UNAVAILABLE before a placement is seeded; NOT_FOUND for an
+   * unknown group; FAILED_PRECONDITION (MembershipRefused) without a move, past LEARNER_ADDED, or for a move
+   * off a draining node (the drain would begin it again).
+   */
+  private Applied cancelReplicaMove(String groupName, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> groupIndex = groupIndex(groupName);
+    if (groupIndex.isEmpty()) {
+      return refused(Errors.notFound("group", groupName));
+    }
+    PlacedGroup group = placement.getGroups(groupIndex.get());
+    Optional<Integer> moveIndex = moveIndex(groupName);
+    if (moveIndex.isEmpty()) {
+      return refused(cancelRefused("", group, "it has no move in progress"));
+    }
+    ReplicaMove move = placement.getMoves(moveIndex.get());
+    if (move.getCancelled()) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    if (move.getStep().getNumber() > MoveStep.MOVE_STEP_LEARNER_ADDED_VALUE) {
+      return refused(cancelRefused(move.getToNode(), group, "its move is at " + stepName(move.getStep())
+          + ": " + move.getToNode() + " votes already, so the move finishes (move the replica back afterwards)"));
+    }
+    Optional<Integer> source = nodeIndex(move.getFromNode());
+    if (source.isPresent() && placement.getNodes(source.get()).getState() == NodeState.NODE_STATE_DRAINING) {
+      return refused(cancelRefused(move.getFromNode(), group, "it moves a replica off " + move.getFromNode()
+          + ", which is draining, and the drain would begin it again"));
+    }
+    return placementChanged(placement.toBuilder().setMoves(moveIndex.get(), move.toBuilder().setCancelled(true)),
+        logIndex);
+  }
+
+  /**
+   * Forgets {@code groupName}'s cancelled move (its target is out of the configuration, as the driver saw):
+   * removes the move and the group's learner. No move answers unchanged. Refused: UNAVAILABLE before a
+   * placement is seeded; NOT_FOUND for an unknown group; FAILED_PRECONDITION when the move is not cancelled.
+   */
+  private Applied abandonReplicaMove(String groupName, long logIndex) {
+    if (placement == null) {
+      return refused(notSeeded());
+    }
+    Optional<Integer> groupIndex = groupIndex(groupName);
+    if (groupIndex.isEmpty()) {
+      return refused(Errors.notFound("group", groupName));
+    }
+    PlacedGroup group = placement.getGroups(groupIndex.get());
+    Optional<Integer> moveIndex = moveIndex(groupName);
+    if (moveIndex.isEmpty()) {
+      return new Applied(MetaResult.newBuilder().setPlacement(placement).build(), new MetaChange.None());
+    }
+    if (!placement.getMoves(moveIndex.get()).getCancelled()) {
+      return refused(cancelRefused("", group, "its move is not cancelled"));
+    }
+    return placementChanged(placement.toBuilder().removeMoves(moveIndex.get())
+        .setGroups(groupIndex.get(), group.toBuilder().clearLearners()), logIndex);
+  }
+
+  private Optional<Integer> moveIndex(String group) {
+    for (int i = 0; i < placement.getMovesCount(); i++) {
+      if (placement.getMoves(i).getGroup().equals(group)) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static ErrorDetail cancelRefused(String nodeId, PlacedGroup group, String why) {
+    return Errors.membershipRefused(nodeId, List.of(group.getName()), "cannot cancel the move of "
+        + group.getName() + ": " + why + "; nothing was changed");
   }
 
   private Optional<Integer> groupIndex(String name) {

@@ -13,9 +13,16 @@ public final class MetaValidation {
   /** The kinds a meta command may have, as an error names them. */
   private static final String KINDS = "create_basin, delete_basin, create_stream, configure_stream, delete_stream,"
       + " issue_token, revoke_token, seed_placement, register_node, remove_node, begin_replica_move,"
-      + " advance_replica_move, drain_node, replace_node, add_shards, activate_shard";
+      + " advance_replica_move, drain_node, replace_node, add_shards, activate_shard, cancel_replica_move,"
+      + " abandon_replica_move";
 
   private MetaValidation() {}
+
+  private static Optional<ErrorDetail> groupNameError(String group) {
+    return group.isEmpty()
+        ? Optional.of(Errors.invalidArgument("group", "\"meta\" or \"shard-N\"", "the command names no group"))
+        : Optional.empty();
+  }
 
   /** The first invalid name (or a missing kind) in {@code command} as INVALID_ARGUMENT, or empty. */
   public static Optional<ErrorDetail> commandError(MetaCommand command) {
@@ -61,6 +68,10 @@ public final class MetaValidation {
       case REPLACE_NODE:
         return PlacementRules.replaceError(command.getReplaceNode().getOldNodeId(),
             command.getReplaceNode().getNewNodeId());
+      case CANCEL_REPLICA_MOVE:
+        return groupNameError(command.getCancelReplicaMove().getGroup());
+      case ABANDON_REPLICA_MOVE:
+        return groupNameError(command.getAbandonReplicaMove().getGroup());
       case ADD_SHARDS:
         return ShardAddition.countError(Integer.toUnsignedLong(command.getAddShards().getCount()));
       case ACTIVATE_SHARD:
