@@ -75,7 +75,8 @@ import picocli.CommandLine.Spec;
       "4:fenced out (wrong fencing token)",
       "5:append done, but resent batches may hold duplicates (see its message)",
       "6:unauthenticated (missing, malformed, expired or revoked access token)",
-      "7:permission denied (the access token does not cover the call)"
+      "7:permission denied (the access token does not cover the call)",
+      "8:insufficient storage (the leader's disk is below its reserve; retrying is safe)"
     })
 public final class Main implements Runnable {
 

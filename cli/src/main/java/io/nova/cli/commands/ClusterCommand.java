@@ -2,6 +2,7 @@ package io.nova.cli.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nova.cli.ExitCodes;
+import io.nova.cli.InputException;
 import io.nova.client.AddedShards;
 import io.nova.client.ClusterStatus;
 import io.nova.client.MemberNode;
@@ -113,7 +114,9 @@ public final class ClusterCommand implements Runnable {
     @Override
     protected int run(NovaClient client) throws Exception {
       MemberNode node = client.addNode(id, raft, api, http);
-      Output.line(main().out(), json ? json(node) : describe(node));
+      Output.line(main().out(), json ? json(node) : describe(node) + (node.memberState().equals("joining")
+          ? "; it did not answer as " + node.nodeId() + " of this cluster in time: once it runs, repeat this "
+              + "add-node to make it up" : ""));
       return ExitCodes.OK;
     }
   }
@@ -292,6 +295,13 @@ public final class ClusterCommand implements Runnable {
 
     @Override
     protected int run(NovaClient client) throws Exception {
+      // Negative numbers would reach the server as unsigned 32-bit ones; the server checks the rest.
+      if (count < 0) {
+        throw new InputException("N must be between 1 and 64, was " + count);
+      }
+      if (expectShardCount != null && expectShardCount < 0) {
+        throw new InputException("--expect-shard-count must be 0 or more, was " + expectShardCount);
+      }
       AddedShards added = client.addShards(count, expectShardCount);
       json.print(main().out(), JsonOption.object().put("shard_count", added.shardCount())
           .put("placement_version", added.placementVersion()).putPOJO("groups", added.groups())
@@ -303,7 +313,8 @@ public final class ClusterCommand implements Runnable {
           "provisioning " + String.join(", ", added.groups()), err(), version -> json.print(main().out(),
               JsonOption.object().put("shard_count", added.shardCount()).put("placement_version", version)
                   .putPOJO("groups", added.groups()).put("provisioning", false), String.join(", ", added.groups())
-                  + " take new streams, placement version " + version));
+                  + (added.groups().size() == 1 ? " takes" : " take") + " new streams, placement version "
+                  + version));
     }
   }
 

@@ -23,7 +23,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -283,9 +285,12 @@ public final class DevCluster implements AutoCloseable {
         // TLS handshakes to every node, can take longer than one poll), but not more.
         Duration left = Duration.ofNanos(Math.max(deadlineNanos - System.nanoTime(), POLL_REQUEST_TIMEOUT.toNanos()));
         try (NovaClient client = clientBuilder.requestTimeout(left).build()) {
-          client.createBasin(DEMO_BASIN);
-          return;
-        } catch (AlreadyExistsException e) {
+          try {
+            client.createBasin(DEMO_BASIN);
+          } catch (AlreadyExistsException e) {
+            // A restart: the basin is there.
+          }
+          memberStates = memberStates(client);
           return;
         } catch (UnauthenticatedException | PermissionDeniedException e) {
           // No wait cures a token the cluster refuses: say which one and what to give instead.
@@ -309,10 +314,29 @@ public final class DevCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Each node's member state in the cluster's registry ("up", "removed", …; absent for a node never
+   * registered), or an empty map when the status could not be read: the summary then treats every spare as
+   * unregistered, as on a first start.
+   */
+  private static Map<String, String> memberStates(NovaClient client) {
+    try {
+      Map<String, String> states = new HashMap<>();
+      client.clusterStatus().nodes().stream().filter(n -> !n.memberState().isEmpty())
+          .forEach(n -> states.put(n.nodeId(), n.memberState()));
+      return states;
+    } catch (NovaException e) {
+      return Map.of();
+    }
+  }
+
   /** The bootstrap admin token's file, in whichever node's data folder it was written. */
   private Optional<Path> adminTokenFile() {
     return plan.configs().stream().map(c -> plan.adminTokenFile(c.nodeId())).filter(Files::exists).findFirst();
   }
+
+  /** Each node's member state as the cluster reported it once ready (see {@link #memberStates(NovaClient)}). */
+  private Map<String, String> memberStates = Map.of();
 
   private void printSummary() {
     if (jsonSummary) {
@@ -327,13 +351,15 @@ public final class DevCluster implements AutoCloseable {
       var self = node.config().self();
       out.println("  " + self.id() + "  pid " + node.process().pid() + "  api " + self.apiAddress()
           + "  http " + plan.httpUrl(self.id()) + "  raft " + self.raftAddress() + "  log " + node.log()
-          + (plan.spares().contains(node.config()) ? "  (spare)" : ""));
+          + label(node.config()));
     }
     out.println("basin: " + DEMO_BASIN);
-    if (!plan.spares().isEmpty()) {
+    List<NodeConfig> unregistered = plan.spares().stream().filter(c -> !memberStates.containsKey(c.nodeId()))
+        .toList();
+    if (!unregistered.isEmpty()) {
       out.println("spare nodes: running, outside the cluster until registered (then move replicas onto them"
           + " with move-replica, or drain a node):");
-      plan.spares().forEach(c -> out.println("  ./nova cluster " + addNodeArguments(c)));
+      unregistered.forEach(c -> out.println("  ./nova cluster " + addNodeArguments(c)));
     }
     String ca = DevTls.caFile(plan.dataDir()).toString();
     if (plan.tls()) {
@@ -361,6 +387,18 @@ public final class DevCluster implements AutoCloseable {
         + (adminToken != null ? "-H \"Authorization: Bearer $NOVA_ACCESS_TOKEN\" " : "") + plan.httpUrl(nodes.get(0).config().nodeId())
         + "/v1/basins/demo/streams/events/records/tail");
     out.println("Press Ctrl-C to stop every node.");
+  }
+
+  /**
+   * What the summary says after a node's line: "(spare)" for a spare the cluster has not registered, its
+   * member state for a node that is not "up" (a removed node still runs: stop it by its PID), else nothing.
+   */
+  private String label(NodeConfig config) {
+    String state = memberStates.get(config.nodeId());
+    if (state == null) {
+      return plan.spares().contains(config) ? "  (spare)" : "";
+    }
+    return state.equals("up") ? "" : "  (" + state + ")";
   }
 
   /** {@code add-node --id ID --raft R --api A --http H} for a spare's addresses. */

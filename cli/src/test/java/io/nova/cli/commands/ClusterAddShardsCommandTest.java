@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Proves {@code nova cluster add-shards} against a real 3-node in-JVM cluster: a count of 0 or 65 exits 2
- * naming {@code count}, a stale {@code --expect-shard-count} exits 1, each changing nothing; then
+ * Proves {@code nova cluster add-shards} against a real 3-node in-JVM cluster: a count of 0, 65 or -1 and a
+ * negative {@code --expect-shard-count} exit 2, a stale {@code --expect-shard-count} exits 1, each changing nothing; then
  * {@code add-shards 2 --expect-shard-count 1 -j --wait} prints the two groups provisioning and then taking
  * streams, status lists shard-1 and shard-2 with leaders and no provisioning mark, and three new streams
  * go one to each of the three (empty) groups.
@@ -31,6 +31,12 @@ class ClusterAddShardsCommandTest {
         assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.USAGE);
         assertThat(refused.err()).contains("count is " + bad);
       }
+      Result negative = nova(cluster, "cluster", "add-shards", "--", "-1");
+      assertThat(negative.exitCode()).as(negative.err()).isEqualTo(ExitCodes.USAGE);
+      assertThat(negative.err()).contains("N must be between 1 and 64, was -1");
+      Result negativeExpected = nova(cluster, "cluster", "add-shards", "1", "--expect-shard-count", "-5");
+      assertThat(negativeExpected.exitCode()).as(negativeExpected.err()).isEqualTo(ExitCodes.USAGE);
+      assertThat(negativeExpected.err()).contains("--expect-shard-count must be 0 or more, was -5");
       Result stale = nova(cluster, "cluster", "add-shards", "1", "--expect-shard-count", "4");
       assertThat(stale.exitCode()).as(stale.err()).isEqualTo(ExitCodes.FAILURE);
       assertThat(stale.err()).contains("1 shard groups, not the 4 expected");

@@ -209,6 +209,12 @@ public final class Membership {
       throw new GatewayException(e);
     });
     AddShardsCommand.Builder add = AddShardsCommand.newBuilder().setCount(request.getCount());
+    if (request.hasExpectedShardCount() && request.getExpectedShardCount() < 0) {
+      // A uint32 above 2^31 - 1 (a negative count sent as one): no cluster holds that many shard groups.
+      throw new GatewayException(Errors.invalidArgument("expected_shard_count", "0.." + Integer.MAX_VALUE,
+          "expected_shard_count is " + Integer.toUnsignedLong(request.getExpectedShardCount()) + "; send the "
+              + "shard count cluster status shows; nothing was changed"));
+    }
     if (request.hasExpectedShardCount()) {
       add.setExpectedShardCount(request.getExpectedShardCount());
     }

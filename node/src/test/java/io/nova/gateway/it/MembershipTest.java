@@ -82,7 +82,10 @@ class MembershipTest {
       HttpResponse<String> twice = http(HttpRequest.newBuilder(URI.create(http + "/v1/cluster/nodes"))
           .POST(HttpRequest.BodyPublishers.ofString(addBody("n3", n4))));
       assertThat(twice.statusCode()).isEqualTo(409);
-      assertThat(JSON.readTree(twice.body()).get("code").asText()).isEqualTo("already_exists");
+      JsonNode twiceBody = JSON.readTree(twice.body());
+      assertThat(twiceBody.get("code").asText()).isEqualTo("already_exists");
+      assertThat(twiceBody.get("name").asText()).as("the bare id; the details are in the message").isEqualTo("n3");
+      assertThat(twiceBody.get("message").asText()).contains("registered up with raft");
       assertThat(currentVersion(client)).as("every refusal left the placement as it was").isEqualTo(seeded);
 
       List<Integer> more = FreePorts.take(3);

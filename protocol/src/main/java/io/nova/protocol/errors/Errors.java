@@ -107,6 +107,17 @@ public final class Errors {
   }
 
   /**
+   * ALREADY_EXISTS, as {@link #alreadyExists(String, String)}, with {@code detail} (what holds the name, and
+   * what to do) in the message only: {@code name} stays the bare name a client can act on.
+   */
+  public static ErrorDetail alreadyExists(String resource, String name, String detail) {
+    return ErrorDetail.newBuilder()
+        .setMessage(resource + " " + Quoting.quoted(name) + " already exists (" + detail + "); nothing changed")
+        .setAlreadyExists(AlreadyExists.newBuilder().setResource(resource).setName(name))
+        .build();
+  }
+
+  /**
    * INVALID_ARGUMENT: {@code field} broke {@code limit}.
    *
    * @param field the offending field's path, e.g. {@code records[3].body}

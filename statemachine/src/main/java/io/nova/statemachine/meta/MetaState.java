@@ -352,16 +352,16 @@ public final class MetaState {
           && node.getState() == NodeState.NODE_STATE_UP) {
         return placementChanged(placement.toBuilder().setNodes(existing.get(), node), logIndex);
       }
-      return refused(Errors.alreadyExists("node", node.getNodeId() + " (registered "
+      return refused(Errors.alreadyExists("node", node.getNodeId(), "registered "
           + stateName(stored.getState()) + " with raft " + stored.getRaftAddress() + ", api "
-          + stored.getApiAddress() + ", http " + stored.getHttpAddress() + "; node ids are never reused)"));
+          + stored.getApiAddress() + ", http " + stored.getHttpAddress() + "; node ids are never reused"));
     }
     for (RegisteredNode other : placement.getNodesList()) {
       for (String address : List.of(node.getRaftAddress(), node.getApiAddress(), node.getHttpAddress())) {
         if (other.getState() != NodeState.NODE_STATE_REMOVED && (address.equals(other.getRaftAddress())
             || address.equals(other.getApiAddress()) || address.equals(other.getHttpAddress()))) {
-          return refused(Errors.alreadyExists("node address", address + " (registered to node "
-              + other.getNodeId() + ")"));
+          return refused(Errors.alreadyExists("node address", address, "registered to node "
+              + other.getNodeId()));
         }
       }
     }
