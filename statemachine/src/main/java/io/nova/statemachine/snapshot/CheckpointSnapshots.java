@@ -60,6 +60,8 @@ public final class CheckpointSnapshots {
 
   private final Path area;
   private volatile Optional<Snapshot> latest = Optional.empty();
+  /** {@link #latest}'s files as listed when it became the newest; null when that listing failed. */
+  private volatile Listed listed;
   /** Checkpoints written by this object, so a caller can tell whether one was taken after a point in time. */
   private volatile long checkpointsWritten;
 
@@ -68,6 +70,15 @@ public final class CheckpointSnapshots {
    * (0, or how many times a checkpoint was retaken at that index).
    */
   record Snapshot(Path dir, long term, long index, long generation) {}
+
+  /** A snapshot and its files as listed once. */
+  private record Listed(Snapshot snapshot, SnapshotInfo info) {}
+
+  /** Makes {@code newest} the newest snapshot, and lists its files now, while nothing else moves them. */
+  private void becomeLatest(Optional<Snapshot> newest) {
+    latest = newest;
+    listed = newest.flatMap(n -> info(n).map(i -> new Listed(n, i))).orElse(null);
+  }
 
   /**
    * Opens the snapshot area {@code area} (created if missing), removing leftovers of interrupted
@@ -100,7 +111,7 @@ public final class CheckpointSnapshots {
           }
         }
       }
-      latest = found.stream().max(AGE);
+      becomeLatest(found.stream().max(AGE));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the snapshot area " + area, e);
     }
@@ -108,11 +119,22 @@ public final class CheckpointSnapshots {
 
   /**
    * The newest complete snapshot, for Ratis: every file of the checkpoint, by absolute path. Empty when
-   * there is none, or while Ratis is publishing a received snapshot (it moves the area away until
-   * {@link #rescan()}).
+   * there is none. When its directory cannot be listed now (Ratis moved the area aside to publish the next
+   * snapshot it received, right after the one it just installed), its files as listed when it became the
+   * newest: Ratis reads the term and index of the snapshot it installed at once, and an empty answer
+   * there closes the replica (a wiped node's rejoin met this in the chaos suite, WIPE_RESTART).
    */
   public Optional<SnapshotInfo> latest() {
-    return latest.flatMap(CheckpointSnapshots::info);
+    Optional<Snapshot> seen = latest;
+    if (seen.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<SnapshotInfo> now = info(seen.get());
+    if (now.isPresent()) {
+      return now;
+    }
+    Listed known = listed;
+    return known != null && known.snapshot().equals(seen.get()) ? Optional.of(known.info()) : Optional.empty();
   }
 
   /** The index of the newest complete snapshot; {@code -1} when there is none. */
@@ -169,7 +191,7 @@ public final class CheckpointSnapshots {
       Path dir = area.resolve(PREFIX + held.term() + "_" + held.index() + (generation == 0 ? "" : "." + generation));
       Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
       fsyncDirectory(area);
-      latest = Optional.of(new Snapshot(dir, held.term(), held.index(), generation));
+      becomeLatest(Optional.of(new Snapshot(dir, held.term(), held.index(), generation)));
       checkpointsWritten++;
       LOG.info("snapshot taken at index {} (term {}{}) in {} ms: {} bytes", held.index(), held.term(),
           generation == 0 ? "" : ", generation " + generation, (System.nanoTime() - startNanos) / 1_000_000,

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Proves, on real RocksDB stores and files, that a snapshot holds exactly the store's applied index and
  * records, that only the newest two are kept and found again by a fresh instance, that nothing new is
  * written when the store did not move (unless retaken, as the next generation at that index), and that a
- * store restored from a snapshot reads back the same.
+ * store restored from a snapshot reads back the same, and that the newest snapshot stays known while its area
+ * is moved aside.
  */
 class CheckpointSnapshotsTest {
   @TempDir Path dir;
@@ -58,6 +59,24 @@ class CheckpointSnapshotsTest {
         assertThat(copy.readRecords(7, 0, 10, 10, Long.MAX_VALUE, OptionalLong.empty()))
             .extracting(SequencedRecord::getSeqNum).containsExactly(0L, 1L, 2L);
       }
+    }
+  }
+
+  /**
+   * Ratis installs a received snapshot and at once reads the newest one back; a second install moving the
+   * area aside meanwhile must not make that answer empty (it closed a wiped node's replica in WIPE_RESTART).
+   */
+  @Test
+  void theNewestStaysKnownWhileItsAreaIsMovedAside() throws Exception {
+    Path area = dir.resolve("sm");
+    try (ShardStore store = new ShardStore(dir.resolve("store"))) {
+      CheckpointSnapshots snapshots = new CheckpointSnapshots(area);
+      append(store, 1);
+      snapshots.take(store::checkpoint, store.appliedIndex());
+      snapshots.rescan();
+      Files.move(area, dir.resolve("sm.moved-aside"));
+      assertThat(snapshots.latest()).as("listed when it became the newest").get()
+          .satisfies(info -> assertThat(info.getTermIndex().getIndex()).isEqualTo(1));
     }
   }
 
